@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Curlew",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Curlew", targets: ["Curlew"]),
+        .library(name: "CurlewXML", targets: ["CurlewXML"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Test-only: the in-process HTTP test server. Not part of the library products' graph.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(
+            name: "Curlew",
+            dependencies: [
+                "CCurlShims",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(name: "CurlewXML", dependencies: ["Curlew", "CLibXML2"]),
+        .systemLibrary(name: "CTestCompression", path: "Tests/CTestCompression"),
+        .target(
+            name: "TestServer",
+            dependencies: [
+                "CTestCompression",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TestServer"
+        ),
+        .testTarget(name: "CurlewTests", dependencies: ["Curlew", "TestServer"]),
+        .testTarget(name: "CurlewXMLTests", dependencies: ["CurlewXML", "Curlew", "TestServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,71 @@
+#include "CCurlShims.h"
+
+CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode curlew_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode curlew_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode curlew_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode curlew_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode curlew_easy_setopt_share(CURL *handle, CURLSH *share) {
+    return curl_easy_setopt(handle, CURLOPT_SHARE, share);
+}
+CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption option, curlew_data_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+}
+
+CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLMcode curlew_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+CURLSHcode curlew_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+
+CURLcode curlew_multi_message_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+const size_t curlew_CURL_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
+const size_t curlew_CURL_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
+const size_t curlew_CURL_READFUNC_ABORT = CURL_READFUNC_ABORT;
+const int curlew_CURLPAUSE_CONT = CURLPAUSE_CONT;
+const int curlew_CURLPAUSE_ALL = CURLPAUSE_ALL;
+const int curlew_CURL_SEEKFUNC_OK = CURL_SEEKFUNC_OK;
+const int curlew_CURL_SEEKFUNC_FAIL = CURL_SEEKFUNC_FAIL;
+const int curlew_CURL_SEEKFUNC_CANTSEEK = CURL_SEEKFUNC_CANTSEEK;
+const long curlew_CURLPIPE_MULTIPLEX = CURLPIPE_MULTIPLEX;
+const long curlew_CURL_HTTP_VERSION_NONE = CURL_HTTP_VERSION_NONE;
+const long curlew_CURL_HTTP_VERSION_1_1 = CURL_HTTP_VERSION_1_1;
+const long curlew_CURL_HTTP_VERSION_2TLS = CURL_HTTP_VERSION_2TLS;
+const long curlew_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
+const long curlew_CURL_HTTP_VERSION_2_0 = CURL_HTTP_VERSION_2_0;
+const long curlew_CURL_HTTP_VERSION_3 = CURL_HTTP_VERSION_3;
+const int curlew_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
+const int curlew_CURL_GLOBAL_ALL = CURL_GLOBAL_ALL;

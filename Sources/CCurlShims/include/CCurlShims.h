@@ -1,0 +1,52 @@
+// Typed, non-variadic wrappers around libcurl's variadic API, plus curl's macros as
+// constants. Internal to Curlew: not API.
+#ifndef CCURLSHIMS_H
+#define CCURLSHIMS_H
+
+#include <curl/curl.h>
+
+typedef size_t (*curlew_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
+typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                        curl_off_t ultotal, curl_off_t ulnow);
+typedef int (*curlew_seek_callback)(void *userdata, curl_off_t offset, int origin);
+
+CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode curlew_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode curlew_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode curlew_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode curlew_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode curlew_easy_setopt_share(CURL *handle, CURLSH *share);
+CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption option, curlew_data_callback callback);
+CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback callback);
+CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback callback);
+
+CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+
+CURLMcode curlew_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLSHcode curlew_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
+
+/// The `CURLMsg.data.result` member of a `CURLMSG_DONE` message.
+CURLcode curlew_multi_message_result(const CURLMsg *message);
+
+extern const size_t curlew_CURL_WRITEFUNC_PAUSE;
+extern const size_t curlew_CURL_READFUNC_PAUSE;
+extern const size_t curlew_CURL_READFUNC_ABORT;
+extern const int curlew_CURLPAUSE_CONT;
+extern const int curlew_CURLPAUSE_ALL;
+extern const int curlew_CURL_SEEKFUNC_OK;
+extern const int curlew_CURL_SEEKFUNC_FAIL;
+extern const int curlew_CURL_SEEKFUNC_CANTSEEK;
+extern const long curlew_CURLPIPE_MULTIPLEX;
+extern const long curlew_CURL_HTTP_VERSION_NONE;
+extern const long curlew_CURL_HTTP_VERSION_1_1;
+extern const long curlew_CURL_HTTP_VERSION_2TLS;
+extern const long curlew_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
+extern const long curlew_CURL_HTTP_VERSION_2_0;
+extern const long curlew_CURL_HTTP_VERSION_3;
+extern const int curlew_CURL_ERROR_SIZE;
+extern const int curlew_CURL_GLOBAL_ALL;
+
+#endif

@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+
+/// A request as it will go on the wire: URL, method, header fields, body and options.
+///
+/// Interceptors adapt this value before each attempt.
+public struct OutgoingRequest: Sendable {
+    /// The absolute http or https URL.
+    public var url: URL
+    /// The method; any RFC 9110 method or a custom one.
+    public var method: HTTPRequest.Method
+    /// The header fields. `User-Agent` and `Accept-Encoding` defaults are added unless set here.
+    public var headerFields: HTTPFields
+    /// The body, if any.
+    public var body: RequestBody?
+    /// Per-request overrides of the session's settings.
+    public var options: RequestOptions
+
+    /// Creates a request.
+    public init(
+        url: URL, method: HTTPRequest.Method = .get, headerFields: HTTPFields = [:],
+        body: RequestBody? = nil, options: RequestOptions = RequestOptions()
+    ) {
+        self.url = url
+        self.method = method
+        self.headerFields = headerFields
+        self.body = body
+        self.options = options
+    }
+
+    /// Converts a Foundation `URLRequest`, for code arriving from URLSession or Alamofire.
+    ///
+    /// Method, URL, headers, body (`httpBody`) and timeout carry over. A `httpBodyStream` is
+    /// not supported and gives an ``CurlewError/Kind/invalidRequest`` error.
+    public init(_ urlRequest: URLRequest) throws(CurlewError) {
+        guard let url = urlRequest.url else {
+            throw CurlewError(.invalidURL, "the URLRequest has no URL")
+        }
+        guard let method = HTTPRequest.Method(urlRequest.httpMethod ?? "GET") else {
+            throw CurlewError(
+                .invalidRequest, "'\(urlRequest.httpMethod ?? "")' is not a valid method", url: url)
+        }
+        var fields = HTTPFields()
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            fields.append(try HTTPField.validated(name: name, value: value, url: url))
+        }
+        if urlRequest.httpBodyStream != nil {
+            throw CurlewError(
+                .invalidRequest, "URLRequest.httpBodyStream is not supported; use RequestBody.stream",
+                url: url)
+        }
+        var options = RequestOptions()
+        if urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval != 60 {
+            options.timeouts.idle = .milliseconds(Int64(urlRequest.timeoutInterval * 1000))
+        }
+        self.init(
+            url: url, method: method, headerFields: fields,
+            body: urlRequest.httpBody.map { .data($0) }, options: options)
+    }
+}
+
+/// Per-request overrides; `nil` means "use the session's setting".
+public struct RequestOptions: Sendable {
+    /// Timeouts; each nil field falls back to the session's.
+    public var timeouts = Timeouts.unset
+    /// How redirects are followed.
+    public var redirectPolicy: RedirectPolicy?
+    /// The largest body collected in memory, in bytes.
+    public var maximumBodySize: Int?
+    /// The HTTP version to ask for.
+    public var httpVersion: HTTPVersionPreference?
+
+    /// Creates options that override nothing.
+    public init() {}
+}
+
+extension HTTPField {
+    /// A field built from untrusted strings: CR, LF, NUL and invalid names are errors here,
+    /// where `HTTPField(name:value:)` would silently replace them.
+    static func validated(name: String, value: String, url: URL?) throws(CurlewError) -> HTTPField {
+        guard let fieldName = HTTPField.Name(name) else {
+            throw CurlewError(.invalidHeader, "'\(name.debugDescription)' is not a valid header name", url: url)
+        }
+        guard HTTPField.isValidValue(value) else {
+            throw CurlewError(
+                .invalidHeader,
+                "the value of header '\(name)' contains CR, LF, NUL or other forbidden characters",
+                url: url)
+        }
+        return HTTPField(name: fieldName, value: value)
+    }
+}

@@ -1,0 +1,47 @@
+/// Connect, total and idle timeouts. A `nil` field means "no limit" at the session level and
+/// "use the session's value" in ``RequestOptions``.
+public struct Timeouts: Sendable, Hashable {
+    /// The longest time to establish a connection, TLS included.
+    public var connect: Duration?
+    /// The longest time for the whole transfer, redirects included.
+    public var total: Duration?
+    /// The longest time with no bytes moving in either direction.
+    public var idle: Duration?
+
+    /// Creates timeouts.
+    public init(connect: Duration? = nil, total: Duration? = nil, idle: Duration? = nil) {
+        self.connect = connect
+        self.total = total
+        self.idle = idle
+    }
+
+    /// The session default: 30 s to connect, 60 s idle, no total limit.
+    public static let `default` = Timeouts(connect: .seconds(30), total: nil, idle: .seconds(60))
+
+    /// No overrides.
+    public static let unset = Timeouts()
+
+    /// `self` with nil fields taken from `fallback`.
+    func merged(over fallback: Timeouts) -> Timeouts {
+        Timeouts(connect: connect ?? fallback.connect, total: total ?? fallback.total, idle: idle ?? fallback.idle)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up so that a tiny positive duration never means "no limit".
+    var curlMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(clamping: max(ms, 1))
+    }
+}
+
+/// Which HTTP version to ask libcurl for.
+public enum HTTPVersionPreference: Sendable, Hashable {
+    /// HTTP/1.1 only.
+    case http1_1
+    /// HTTP/2 over TLS (negotiated by ALPN), HTTP/1.1 over cleartext. The default.
+    case http2OverTLS
+    /// HTTP/2 with prior knowledge, including over cleartext.
+    case http2PriorKnowledge
+}

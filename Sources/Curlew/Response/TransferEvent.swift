@@ -1,0 +1,30 @@
+import Foundation
+import HTTPTypes
+
+/// One event of a transfer, as iterated from `request.events`.
+public enum TransferEvent: Sendable {
+    /// Upload progress; throttled, and always ends with a final value.
+    case uploadProgress(TransferProgress)
+    /// Download progress; throttled, and always ends with a final value.
+    case downloadProgress(TransferProgress)
+    /// The final response head, as soon as it arrives (redirects excluded).
+    case response(HTTPResponse)
+    /// The transfer finished successfully.
+    case completed(TransferCompletion)
+}
+
+/// What a finished transfer reports in ``TransferEvent/completed(_:)``.
+public struct TransferCompletion: Sendable {
+    /// The URL that gave the final response.
+    public let url: URL
+    /// The final response head.
+    public let head: HTTPResponse
+    /// Timings and sizes.
+    public let metrics: TransferMetrics
+    /// The redirects followed.
+    public let redirects: [RedirectHop]
+    /// For downloads: where the file was moved to.
+    public let fileURL: URL?
+    /// For data requests: the collected body.
+    public let body: Data?
+}

@@ -1,0 +1,46 @@
+/// Timings and sizes of one transfer, from libcurl's `CURLINFO_*` values.
+///
+/// Phase durations are measured from the start of the transfer's last hop, as libcurl does:
+/// `dnsLookup` ≤ `connect` ≤ `tlsHandshake` ≤ `timeToFirstByte` ≤ `total`.
+public struct TransferMetrics: Sendable, Hashable {
+    /// Until name resolution finished.
+    public var dnsLookup: Duration
+    /// Until the TCP connection was established.
+    public var connect: Duration
+    /// Until the TLS handshake finished (zero for cleartext).
+    public var tlsHandshake: Duration
+    /// Until the first response byte arrived.
+    public var timeToFirstByte: Duration
+    /// The whole transfer.
+    public var total: Duration
+    /// Body bytes sent.
+    public var bytesSent: Int64
+    /// Body bytes received, as they came over the wire (before decompression).
+    public var bytesReceived: Int64
+    /// The address of the server, when connected.
+    public var remoteAddress: String?
+    /// The port of the server, when connected.
+    public var remotePort: Int?
+    /// The HTTP version of the response.
+    public var httpVersion: HTTPVersion
+    /// Whether an existing connection was reused.
+    public var connectionReused: Bool
+
+    /// The same as ``total``, as the design brief spells it.
+    public var totalTime: Duration { total }
+
+    /// Zero metrics, for responses that never reached the network.
+    public static let zero = TransferMetrics(
+        dnsLookup: .zero, connect: .zero, tlsHandshake: .zero, timeToFirstByte: .zero,
+        total: .zero, bytesSent: 0, bytesReceived: 0, remoteAddress: nil, remotePort: nil,
+        httpVersion: .unknown, connectionReused: false)
+}
+
+/// The HTTP version a response arrived over.
+public enum HTTPVersion: String, Sendable, Hashable {
+    case http1_0 = "HTTP/1.0"
+    case http1_1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
+    case http3 = "HTTP/3"
+    case unknown = "unknown"
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+
+/// The one error type Curlew throws.
+///
+/// A struct over a private code, so that new kinds can be added without breaking callers.
+/// Match on ``kind``:
+///
+/// ```swift
+/// do { _ = try await session.request(url).data() }
+/// catch let error as CurlewError where error.kind == .connectionRefused { … }
+/// ```
+///
+/// Every error names the URL it concerns. Where one exists it also carries the libcurl code
+/// and message, the HTTP status and the response body.
+public struct CurlewError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as an extensible set of kinds.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Code: String, Sendable {
+            case invalidURL, unsupportedScheme, invalidHeader, invalidRequest
+            case connectionRefused, hostNotFound, connectTimeout, totalTimeout, idleTimeout
+            case connectionClosedMidBody, malformedResponse, bodyTooLarge, tooManyRedirects
+            case redirectRejected, decompressionBomb, tlsFailure, transport
+            case cancelled, taskCancelled, streamDropped, sessionShutdown
+            case unacceptableStatus, unacceptableContentType, emptyResponse, serializationFailed
+            case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
+            case retryLimitExceeded, authenticationFailed
+        }
+        fileprivate let code: Code
+
+        public var description: String { code.rawValue }
+
+        /// The URL cannot be parsed, or has no host.
+        public static let invalidURL = Kind(code: .invalidURL)
+        /// The URL, or a redirect target, uses a scheme other than http or https.
+        public static let unsupportedScheme = Kind(code: .unsupportedScheme)
+        /// A header name or value is invalid, for example it contains CR or LF.
+        public static let invalidHeader = Kind(code: .invalidHeader)
+        /// The request could not be built, for example an unreadable body file.
+        public static let invalidRequest = Kind(code: .invalidRequest)
+        /// Nothing accepted the connection.
+        public static let connectionRefused = Kind(code: .connectionRefused)
+        /// The host name could not be resolved.
+        public static let hostNotFound = Kind(code: .hostNotFound)
+        /// The connection was not established within the connect timeout.
+        public static let connectTimeout = Kind(code: .connectTimeout)
+        /// The whole transfer took longer than the total timeout.
+        public static let totalTimeout = Kind(code: .totalTimeout)
+        /// No bytes moved for longer than the idle timeout.
+        public static let idleTimeout = Kind(code: .idleTimeout)
+        /// The server closed the connection before the whole body arrived.
+        public static let connectionClosedMidBody = Kind(code: .connectionClosedMidBody)
+        /// The server's response could not be parsed as HTTP.
+        public static let malformedResponse = Kind(code: .malformedResponse)
+        /// The body is larger than the configured maximum.
+        public static let bodyTooLarge = Kind(code: .bodyTooLarge)
+        /// The redirect limit was exceeded.
+        public static let tooManyRedirects = Kind(code: .tooManyRedirects)
+        /// The redirect policy refused a redirect.
+        public static let redirectRejected = Kind(code: .redirectRejected)
+        /// A compressed body expanded past the configured ratio.
+        public static let decompressionBomb = Kind(code: .decompressionBomb)
+        /// The TLS handshake or certificate verification failed.
+        public static let tlsFailure = Kind(code: .tlsFailure)
+        /// Another transport failure reported by libcurl; see ``CurlewError/curlCode``.
+        public static let transport = Kind(code: .transport)
+        /// `request.cancel()` was called.
+        public static let cancelled = Kind(code: .cancelled)
+        /// The Task awaiting the request was cancelled.
+        public static let taskCancelled = Kind(code: .taskCancelled)
+        /// The iterator of an event or byte stream was dropped before the end.
+        public static let streamDropped = Kind(code: .streamDropped)
+        /// The session was shut down.
+        public static let sessionShutdown = Kind(code: .sessionShutdown)
+        /// Validation rejected the HTTP status.
+        public static let unacceptableStatus = Kind(code: .unacceptableStatus)
+        /// Validation rejected the response's Content-Type.
+        public static let unacceptableContentType = Kind(code: .unacceptableContentType)
+        /// The body was empty where the serializer needs one.
+        public static let emptyResponse = Kind(code: .emptyResponse)
+        /// A serializer could not turn the body into the requested type.
+        public static let serializationFailed = Kind(code: .serializationFailed)
+        /// Reading or writing a local file failed.
+        public static let fileSystem = Kind(code: .fileSystem)
+        /// The body is a one-shot stream and cannot be sent again.
+        public static let bodyNotReplayable = Kind(code: .bodyNotReplayable)
+        /// Producing the upload body failed.
+        public static let uploadFailed = Kind(code: .uploadFailed)
+        /// The body was already consumed in another mode (for example as a byte stream).
+        public static let streamAlreadyConsumed = Kind(code: .streamAlreadyConsumed)
+        /// A retry policy gave up.
+        public static let retryLimitExceeded = Kind(code: .retryLimitExceeded)
+        /// Authentication (for example an OAuth2 refresh) failed.
+        public static let authenticationFailed = Kind(code: .authenticationFailed)
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// A human-readable explanation.
+    public let message: String
+    /// The URL the error concerns, when known.
+    public let url: URL?
+    /// The libcurl `CURLcode`, when libcurl reported the failure.
+    public let curlCode: Int?
+    /// libcurl's own error text for ``curlCode``.
+    public let curlMessage: String?
+    /// The HTTP status, when a response head arrived.
+    public let status: HTTPResponse.Status?
+    /// The response head, when one arrived.
+    public let responseHead: HTTPResponse?
+    /// The response body, when one was collected.
+    public let responseBody: Data?
+    /// The error underneath, for example a `DecodingError`.
+    public let underlying: (any Error & Sendable)?
+
+    /// Creates an error. Public so that serializers, adapters and retriers written outside
+    /// Curlew can throw errors of the same shape.
+    public init(
+        _ kind: Kind, _ message: String, url: URL? = nil, curlCode: Int? = nil,
+        curlMessage: String? = nil, responseHead: HTTPResponse? = nil, responseBody: Data? = nil,
+        underlying: (any Error & Sendable)? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.url = url
+        self.curlCode = curlCode
+        self.curlMessage = curlMessage
+        self.status = responseHead?.status
+        self.responseHead = responseHead
+        self.responseBody = responseBody
+        self.underlying = underlying
+    }
+
+    /// The response body decoded as UTF-8, when there is one.
+    public var responseBodyString: String? {
+        responseBody.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public var description: String {
+        var text = "Curlew.\(kind): \(message)"
+        if let url { text += " [\(url.absoluteString)]" }
+        if let status { text += " (HTTP \(status.code))" }
+        if let curlCode {
+            text += " (curl \(curlCode)"
+            if let curlMessage, !curlMessage.isEmpty { text += ": \(curlMessage)" }
+            text += ")"
+        }
+        if let underlying { text += " — \(underlying)" }
+        return text
+    }
+
+    /// A copy with the URL, head and body filled in where they were missing.
+    func adding(url: URL?, head: HTTPResponse? = nil, body: Data? = nil) -> CurlewError {
+        CurlewError(
+            kind, message, url: self.url ?? url, curlCode: curlCode, curlMessage: curlMessage,
+            responseHead: responseHead ?? head, responseBody: responseBody ?? body,
+            underlying: underlying)
+    }
+}
+
+extension CurlewError: LocalizedError {
+    public var errorDescription: String? { description }
+}

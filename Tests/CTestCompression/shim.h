@@ -1,0 +1,2 @@
+#include <zlib.h>
+#include <brotli/encode.h>
