@@ -22,7 +22,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case connectionClosedMidBody, malformedResponse, bodyTooLarge, tooManyRedirects
             case redirectRejected, decompressionBomb, tlsFailure, transport
             case cancelled, taskCancelled, streamDropped, sessionShutdown
-            case unacceptableStatus, unacceptableContentType, emptyResponse, serializationFailed
+            case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
             case retryLimitExceeded, authenticationFailed
         }
@@ -76,6 +76,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         public static let unacceptableStatus = Kind(code: .unacceptableStatus)
         /// Validation rejected the response's Content-Type.
         public static let unacceptableContentType = Kind(code: .unacceptableContentType)
+        /// A custom validation rejected the response.
+        public static let validationFailed = Kind(code: .validationFailed)
         /// The body was empty where the serializer needs one.
         public static let emptyResponse = Kind(code: .emptyResponse)
         /// A serializer could not turn the body into the requested type.

@@ -1,0 +1,42 @@
+import CCurlShims
+import Foundation
+
+/// libcurl's callbacks. `userdata` is always an unretained ``Transfer`` that the curl loop
+/// keeps alive while its handle is in the multi handle; all run on the curl thread.
+enum CurlCallbacks {
+    static let write: curlew_data_callback = { buffer, size, count, userdata in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+        return transfer.context.handleBody(bytes, transfer: transfer)
+    }
+
+    static let header: curlew_data_callback = { buffer, size, count, userdata in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+        return transfer.context.handleHeaderLine(bytes, transfer: transfer)
+    }
+
+    static let read: curlew_data_callback = { buffer, size, count, userdata in
+        guard let userdata else { return curlew_CURL_READFUNC_ABORT }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
+        return transfer.context.handleRead(into: bytes)
+    }
+
+    static let seek: curlew_seek_callback = { userdata, offset, origin in
+        guard let userdata, origin == SEEK_SET else { return curlew_CURL_SEEKFUNC_CANTSEEK }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        return transfer.context.handleSeek(to: Int64(offset))
+    }
+
+    static let progress: curlew_xferinfo_callback = { userdata, downloadTotal, downloadNow, uploadTotal, uploadNow in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.context.handleProgress(
+            downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
+            uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow), transfer: transfer)
+        return 0
+    }
+}

@@ -1,0 +1,67 @@
+import CCurlShims
+import Foundation
+
+/// Turns libcurl's codes into ``CurlewError``s, so that no call site handles raw codes.
+enum CurlErrorMapping {
+    static func error(for code: CURLcode, message: String, context: TransferContext, metrics: TransferMetrics) -> CurlewError {
+        let curlText = String(cString: curl_easy_strerror(code))
+        let detail = message.isEmpty ? curlText : message
+        let kind: CurlewError.Kind
+        let text: String
+        switch code {
+        case CURLE_COULDNT_CONNECT:
+            kind = .connectionRefused
+            text = "could not connect: \(detail)"
+        case CURLE_COULDNT_RESOLVE_HOST:
+            kind = .hostNotFound
+            text = "the host could not be resolved"
+        case CURLE_OPERATION_TIMEDOUT:
+            (kind, text) = classifyTimeout(detail, context: context, metrics: metrics)
+        case CURLE_PARTIAL_FILE:
+            kind = .connectionClosedMidBody
+            text = "the server closed the connection before the whole body arrived: \(detail)"
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_GOT_NOTHING, CURLE_BAD_CONTENT_ENCODING,
+            CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            kind = .malformedResponse
+            text = "the server's response is not valid HTTP: \(detail)"
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED:
+            kind = .tlsFailure
+            text = "TLS failed: \(detail)"
+        case CURLE_URL_MALFORMAT:
+            kind = .invalidURL
+            text = "libcurl rejected the URL: \(detail)"
+        case CURLE_FILESIZE_EXCEEDED:
+            kind = .bodyTooLarge
+            text = "the body exceeds the maximum size"
+        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
+            kind = .uploadFailed
+            text = "the upload body could not be read: \(detail)"
+        default:
+            kind = .transport
+            text = detail
+        }
+        return CurlewError(kind, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
+    }
+
+    private static func classifyTimeout(
+        _ detail: String, context: TransferContext, metrics: TransferMetrics
+    ) -> (CurlewError.Kind, String) {
+        let timeouts = context.settings.timeouts
+        let elapsed = ContinuousClock.now - context.startInstant
+        if detail.contains("too slow"), let idle = timeouts.idle {
+            return (.idleTimeout, "no bytes moved for \(idle)")
+        }
+        if let total = timeouts.total, elapsed >= total * 0.95 {
+            return (.totalTimeout, "the transfer took longer than \(total)")
+        }
+        if metrics.connect == .zero, let connect = timeouts.connect {
+            return (.connectTimeout, "no connection within \(connect)")
+        }
+        if let idle = timeouts.idle {
+            return (.idleTimeout, "no bytes moved for \(idle)")
+        }
+        return (.totalTimeout, "the transfer timed out: \(detail)")
+    }
+}

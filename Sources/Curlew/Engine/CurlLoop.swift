@@ -1,0 +1,287 @@
+import CCurlShims
+import Foundation
+import Logging
+import Synchronization
+
+/// The thread that owns one libcurl multi handle and every easy handle it uses.
+///
+/// Other threads never touch curl handles: they append commands to a locked queue and wake
+/// the thread with `curl_multi_wakeup`. The thread runs `curl_multi_perform`, handles every
+/// completion of an iteration in one batch, and sleeps in `curl_multi_poll`. Continuations
+/// are resumed straight from this thread.
+final class CurlLoop: Sendable {
+    private enum Command {
+        case add(Transfer)
+        case cancel(Transfer)
+        case unpause(Transfer)
+    }
+
+    private struct Queue {
+        var commands: [Command] = []
+        var isShutDown = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        var threadExited = false
+    }
+
+    private let queue = Mutex(Queue())
+    /// The multi handle, for `curl_multi_wakeup` only, always called under `queue`'s lock so
+    /// that it never races with the cleanup (which happens after `isShutDown` is set).
+    private let wakeHandle: MultiHandleReference
+    private let configuration: SessionConfiguration
+
+    init(configuration: SessionConfiguration) {
+        CurlGlobal.initialize()
+        self.configuration = configuration
+        let state = LoopThreadState(configuration: configuration)
+        wakeHandle = MultiHandleReference(state.multi)
+        let thread = Thread { [self] in
+            run(state)
+        }
+        thread.name = "Curlew.Session"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    // MARK: Commands from any thread
+
+    /// Hands a transfer to the loop; false when the session is shut down.
+    func submit(_ transfer: Transfer) -> Bool {
+        enqueue(.add(transfer))
+    }
+
+    func cancel(_ transfer: Transfer) {
+        _ = enqueue(.cancel(transfer))
+    }
+
+    func unpause(_ transfer: Transfer) {
+        _ = enqueue(.unpause(transfer))
+    }
+
+    private func enqueue(_ command: Command) -> Bool {
+        queue.withLock { queue in
+            guard !queue.isShutDown else { return false }
+            queue.commands.append(command)
+            curl_multi_wakeup(wakeHandle.pointer)
+            return true
+        }
+    }
+
+    /// Fails in-flight transfers with ``CurlewError/Kind/sessionShutdown``, stops the thread
+    /// and waits for it to exit, without blocking a thread of the cooperative pool.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = queue.withLock { queue -> Bool in
+                if queue.threadExited { return true }
+                queue.shutdownWaiters.append(continuation)
+                if !queue.isShutDown {
+                    queue.isShutDown = true
+                    curl_multi_wakeup(wakeHandle.pointer)
+                }
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Starts a shutdown without waiting for it (used when a session is released).
+    func shutdownInBackground() {
+        queue.withLock { queue in
+            guard !queue.isShutDown else { return }
+            queue.isShutDown = true
+            curl_multi_wakeup(wakeHandle.pointer)
+        }
+    }
+
+    // MARK: The loop thread
+
+    private func run(_ state: LoopThreadState) {
+        var running: Int32 = 0
+        var pending: [Command] = []
+        while true {
+            let shuttingDown = queue.withLock { queue -> Bool in
+                swap(&pending, &queue.commands)
+                return queue.isShutDown
+            }
+            for command in pending { state.handle(command: command) }
+            pending.removeAll(keepingCapacity: true)
+            if shuttingDown { break }
+            curl_multi_perform(state.multi, &running)
+            state.processCompletions()
+            curl_multi_poll(state.multi, nil, 0, 1000, nil)
+        }
+        let leftovers = queue.withLock { queue -> [Command] in
+            defer { queue.commands.removeAll() }
+            return queue.commands
+        }
+        state.shutDown(leftovers: leftovers.compactMap { if case .add(let transfer) = $0 { transfer } else { nil } })
+        let waiters = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
+            queue.threadExited = true
+            defer { queue.shutdownWaiters.removeAll() }
+            return queue.shutdownWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// State owned by the loop thread alone.
+    private final class LoopThreadState: @unchecked Sendable {
+        // Safe: created before the thread starts, then used by that thread only.
+        let multi: UnsafeMutableRawPointer
+        let share: UnsafeMutableRawPointer?
+        var idleHandles: [UnsafeMutableRawPointer] = []
+        var active: [ObjectIdentifier: Transfer] = [:]
+        let logger: Logger?
+
+        init(configuration: SessionConfiguration) {
+            // curl_multi_init only fails when out of memory; there is no way on without it.
+            guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+            self.multi = multi
+            logger = configuration.logger
+            _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, curlew_CURLPIPE_MULTIPLEX)
+            _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
+            _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumTotalConnections)
+            _ = curlew_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maximumIdleConnections)
+            share = curl_share_init()
+            if let share {
+                // Everything runs on this one thread, so the share needs no lock callbacks.
+                _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+                _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+            }
+        }
+
+        func handle(command: Command) {
+            switch command {
+            case .add(let transfer): add(transfer)
+            case .cancel(let transfer): stop(transfer)
+            case .unpause(let transfer):
+                if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+                    curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
+                }
+            }
+        }
+
+        private func add(_ transfer: Transfer) {
+            if let reason = transfer.state.withLock({ $0.cancelReason }) {
+                transfer.finish(.failure(reason))
+                return
+            }
+            let handle: UnsafeMutableRawPointer
+            if let reused = idleHandles.popLast() {
+                handle = reused
+            } else if let fresh = curl_easy_init() {
+                handle = fresh
+            } else {
+                transfer.finish(.failure(CurlewError(.transport, "curl_easy_init failed", url: transfer.context.request.url)))
+                return
+            }
+            do {
+                try transfer.context.configure(handle: handle, share: share, transfer: transfer)
+            } catch {
+                recycle(handle)
+                transfer.context.handle = nil
+                transfer.finish(.failure(error))
+                return
+            }
+            let code = curl_multi_add_handle(multi, handle)
+            guard code == CURLM_OK else {
+                recycle(handle)
+                transfer.context.handle = nil
+                let message = String(cString: curl_multi_strerror(code))
+                transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: transfer.context.request.url)))
+                return
+            }
+            active[ObjectIdentifier(transfer)] = transfer
+        }
+
+        private func stop(_ transfer: Transfer) {
+            guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
+                let handle = transfer.context.handle
+            else { return }
+            curl_multi_remove_handle(multi, handle)
+            transfer.context.handle = nil
+            recycle(handle)
+            let reason = transfer.state.withLock { $0.cancelReason }
+                ?? CurlewError(.cancelled, "the request was cancelled", url: transfer.context.request.url)
+            transfer.context.uploadPump?.stop()
+            transfer.finish(.failure(reason))
+        }
+
+        func processCompletions() {
+            var finished: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+                let code = curlew_multi_message_result(message)
+                guard let transfer = activeTransfer(for: handle) else {
+                    curl_multi_remove_handle(multi, handle)
+                    recycle(handle)
+                    continue
+                }
+                let completion = transfer.context.complete(code: code, transfer: transfer)
+                curl_multi_remove_handle(multi, handle)
+                transfer.context.handle = nil
+                active.removeValue(forKey: ObjectIdentifier(transfer))
+                recycle(handle)
+                switch completion {
+                case .finished(let result): finished.append((transfer, result))
+                case .redirect: add(transfer)
+                }
+            }
+            for (transfer, result) in finished { transfer.finish(result) }
+        }
+
+        private func activeTransfer(for handle: UnsafeMutableRawPointer) -> Transfer? {
+            var userdata: UnsafeMutableRawPointer?
+            _ = curlew_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &userdata)
+            guard let userdata else { return nil }
+            let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+            return active[ObjectIdentifier(transfer)] === transfer ? transfer : nil
+        }
+
+        private func recycle(_ handle: UnsafeMutableRawPointer) {
+            curl_easy_reset(handle)
+            if idleHandles.count < 256 {
+                idleHandles.append(handle)
+            } else {
+                curl_easy_cleanup(handle)
+            }
+        }
+
+        func shutDown(leftovers: [Transfer]) {
+            let error = { (transfer: Transfer) in
+                CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
+            }
+            for transfer in active.values {
+                if let handle = transfer.context.handle {
+                    curl_multi_remove_handle(multi, handle)
+                    curl_easy_cleanup(handle)
+                    transfer.context.handle = nil
+                }
+                transfer.context.uploadPump?.stop()
+                transfer.finish(.failure(error(transfer)))
+            }
+            active.removeAll()
+            for transfer in leftovers { transfer.finish(.failure(error(transfer))) }
+            for handle in idleHandles { curl_easy_cleanup(handle) }
+            idleHandles.removeAll()
+            curl_multi_cleanup(multi)
+            if let share { curl_share_cleanup(share) }
+        }
+    }
+}
+
+/// The multi handle pointer, shared only for `curl_multi_wakeup`.
+private struct MultiHandleReference: @unchecked Sendable {
+    // Safe: only passed to curl_multi_wakeup, which libcurl documents as callable from any
+    // thread, and only under CurlLoop's queue lock before the loop cleans the handle up.
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+}
+
+/// `curl_global_init`, once per process.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(Int(curlew_CURL_GLOBAL_ALL)) == CURLE_OK
+    }()
+
+    static func initialize() { _ = initialized }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+
+/// Fans the events of one request out to every `events` stream that was made from it.
+final class EventSink: Sendable {
+    typealias Continuation = AsyncThrowingStream<TransferEvent, any Error>.Continuation
+
+    private struct State {
+        var continuations: [Int: Continuation] = [:]
+        var nextID = 0
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether any stream is listening now.
+    var hasListeners: Bool { state.withLock { !$0.continuations.isEmpty } }
+
+    /// Adds a stream; returns its key, or nil when the request already finished.
+    func add(_ continuation: Continuation) -> Int? {
+        state.withLock { state in
+            guard !state.finished else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.continuations[id] = continuation
+            return id
+        }
+    }
+
+    func remove(_ id: Int) {
+        _ = state.withLock { $0.continuations.removeValue(forKey: id) }
+    }
+
+    func emit(_ event: TransferEvent) {
+        let targets = state.withLock { Array($0.continuations.values) }
+        for target in targets { target.yield(event) }
+    }
+
+    /// Ends every stream, with an error or normally; later streams end at once.
+    func finish(throwing error: (any Error)?) {
+        let targets = state.withLock { state in
+            state.finished = true
+            defer { state.continuations.removeAll() }
+            return Array(state.continuations.values)
+        }
+        for target in targets { target.finish(throwing: error) }
+    }
+}

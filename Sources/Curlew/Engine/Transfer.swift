@@ -1,0 +1,156 @@
+import CCurlShims
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// One network transfer (with its redirect hops): the meeting point of the curl thread and
+/// the tasks that consume it.
+///
+/// Shared state lives in a ``TransferStateMachine`` behind a `Mutex`; every action it returns
+/// runs after the lock is released. State that only the curl thread touches lives in
+/// ``TransferContext``.
+final class Transfer: Sendable {
+    enum Mode: Sendable {
+        /// Collect the body in memory, up to a maximum size.
+        case collect
+        /// Hand the body to one consumer through a bounded buffer, with backpressure.
+        case stream
+        /// Write the body to a file.
+        case download(DownloadDestination, DownloadOptions)
+    }
+
+    let state: Mutex<TransferStateMachine>
+    let context: TransferContext
+    let events: EventSink?
+    private let loop: CurlLoop
+
+    init(request: OutgoingRequest, mode: Mode, settings: TransferSettings, events: EventSink?, loop: CurlLoop) {
+        state = Mutex(TransferStateMachine(streamBufferSize: settings.streamBufferSize))
+        context = TransferContext(request: request, mode: mode, settings: settings)
+        self.events = events
+        self.loop = loop
+    }
+
+    // MARK: Consumers
+
+    /// Starts the transfer if it has not started yet.
+    func start() {
+        guard state.withLock({ $0.start() }) == .submit else { return }
+        if !loop.submit(self) {
+            finish(.failure(CurlewError(.sessionShutdown, "the session was shut down", url: context.request.url)))
+        }
+    }
+
+    /// Starts the transfer and waits for its end.
+    func outcome() async throws(CurlewError) -> TransferOutcome {
+        start()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.OutcomeContinuation) in
+                    if let result = state.withLock({ $0.waitForOutcome(continuation) }) {
+                        continuation.resume(with: result.mapError { $0 as any Error })
+                    }
+                }
+            } onCancel: {
+                cancel(.taskCancelled, "the task awaiting the request was cancelled")
+            }
+        } catch {
+            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)
+        }
+    }
+
+    /// Starts the transfer and waits for the final response head.
+    func head() async throws(CurlewError) -> HTTPResponse {
+        start()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.HeadContinuation) in
+                    if let result = state.withLock({ $0.waitForHead(continuation) }) {
+                        continuation.resume(with: result.mapError { $0 as any Error })
+                    }
+                }
+            } onCancel: {
+                cancel(.taskCancelled, "the task awaiting the request was cancelled")
+            }
+        } catch {
+            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)
+        }
+    }
+
+    /// The next chunk of a streamed body, or nil at its end.
+    func nextChunk() async throws(CurlewError) -> Data? {
+        start()
+        let immediate = state.withLock { $0.nextChunk() }
+        if case .wait = immediate {} else { return try deliver(immediate) }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.ChunkContinuation) in
+                    let action = state.withLock { $0.waitForChunk(continuation) }
+                    if case .resumeNow(let next) = action {
+                        continuation.resume(with: Result { try deliver(next) })
+                    }
+                }
+            } onCancel: {
+                cancel(.taskCancelled, "the task reading the body was cancelled")
+            }
+        } catch {
+            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)
+        }
+    }
+
+    private func deliver(_ next: TransferStateMachine.NextChunk) throws(CurlewError) -> Data? {
+        switch next {
+        case .chunk(let data, let unpause):
+            if unpause { loop.unpause(self) }
+            return data
+        case .end, .wait:
+            return nil
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// Cancels the transfer; a cancel before the start is kept and wins when it starts.
+    func cancel(_ kind: CurlewError.Kind, _ message: String) {
+        let reason = CurlewError(kind, message, url: context.request.url)
+        switch state.withLock({ $0.cancel(reason) }) {
+        case .none: break
+        case .stopOnLoop: loop.cancel(self)
+        case .resume(let resumptions): resumptions.run()
+        }
+    }
+
+    /// Asks the loop to resume a paused transfer (more room to receive, or more to send).
+    func unpause() { loop.unpause(self) }
+
+    // MARK: The curl thread
+
+    /// Called on the curl thread when the final head arrived.
+    func deliverHead(_ head: HTTPResponse) {
+        let waiters = state.withLock { $0.headReceived(head) }
+        for waiter in waiters { waiter.resume(returning: head) }
+        events?.emit(.response(head))
+    }
+
+    /// Called on the curl thread for each streamed chunk.
+    func deliverChunk(_ chunk: UnsafeRawBufferPointer) -> Int {
+        let data = Data(chunk)
+        switch state.withLock({ $0.chunkReceived(data) }) {
+        case .deliver(let waiter):
+            waiter.resume(returning: data)
+            return chunk.count
+        case .buffered:
+            return chunk.count
+        case .pause:
+            return Int(curlew_CURL_WRITEFUNC_PAUSE)
+        case .abort:
+            return 0
+        }
+    }
+
+    /// Called once, on the curl thread or on a failed start, with the result.
+    func finish(_ result: Result<TransferOutcome, CurlewError>) {
+        let resumptions = state.withLock { $0.finish(result) }
+        resumptions.run()
+    }
+}

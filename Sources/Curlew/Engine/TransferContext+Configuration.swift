@@ -1,0 +1,176 @@
+import CCurlShims
+import Foundation
+import HTTPTypes
+
+extension TransferContext {
+    /// Sets every option of a freshly reset easy handle for the current hop.
+    func configure(handle: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?, transfer: Transfer) throws(CurlewError) {
+        self.handle = handle
+        resetHop()
+        let options = EasyOptions(handle: handle, url: request.url)
+        let userdata = Unmanaged.passUnretained(transfer).toOpaque()
+
+        try options.set(CURLOPT_URL, request.url.absoluteString)
+        try options.set(CURLOPT_NOSIGNAL, 1)
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PRIVATE, userdata), "CURLOPT_PRIVATE")
+        try options.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try options.set(CURLOPT_FOLLOWLOCATION, 0)
+        if let share { try options.check(curlew_easy_setopt_share(handle, share), "CURLOPT_SHARE") }
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.write), "CURLOPT_WRITEFUNCTION")
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata), "CURLOPT_WRITEDATA")
+        try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, CurlCallbacks.header), "CURLOPT_HEADERFUNCTION")
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata), "CURLOPT_HEADERDATA")
+        if settings.reportsProgress {
+            try options.set(CURLOPT_NOPROGRESS, 0)
+            try options.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), "CURLOPT_XFERINFOFUNCTION")
+            try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata), "CURLOPT_XFERINFODATA")
+        }
+        try configureTimeouts(options)
+        try configureProtocol(options)
+        try configureTLS(options)
+        try configureMethodAndBody(options, userdata: userdata, transfer: transfer)
+        try configureHeaders(options)
+    }
+
+    private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
+        let timeouts = settings.timeouts
+        if let connect = timeouts.connect { try options.set(CURLOPT_CONNECTTIMEOUT_MS, connect.curlMilliseconds) }
+        if let total = timeouts.total {
+            let remaining = total - (ContinuousClock.now - startInstant)
+            guard remaining > .zero else {
+                throw CurlewError(.totalTimeout, "the transfer took longer than \(total)", url: request.url)
+            }
+            try options.set(CURLOPT_TIMEOUT_MS, remaining.curlMilliseconds)
+        }
+        if let idle = timeouts.idle {
+            // libcurl's low-speed check: abort when under 1 byte/s for that many seconds.
+            // It is not applied while the transfer is paused by backpressure.
+            try options.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try options.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.curlMilliseconds + 999) / 1000))
+        }
+    }
+
+    private func configureProtocol(_ options: EasyOptions) throws(CurlewError) {
+        if settings.automaticDecompression { try options.set(CURLOPT_ACCEPT_ENCODING, "") }
+        switch settings.httpVersion {
+        case .http1_1: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_1_1)
+        case .http2OverTLS: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_2TLS)
+        case .http2PriorKnowledge: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+        try options.set(CURLOPT_PIPEWAIT, 1)
+        switch mode {
+        case .stream, .download: try options.set(CURLOPT_BUFFERSIZE, 256 << 10)
+        case .collect: break
+        }
+    }
+
+    private func configureTLS(_ options: EasyOptions) throws(CurlewError) {
+        let tls = settings.tls
+        try options.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer ? 1 : 0)
+        try options.set(CURLOPT_SSL_VERIFYHOST, tls.verifyHost ? 2 : 0)
+        if let path = tls.caCertificatePath { try options.set(CURLOPT_CAINFO, path) }
+        if !tls.pinnedPublicKeys.isEmpty {
+            for pin in tls.pinnedPublicKeys where !pin.hasPrefix("sha256//") {
+                throw CurlewError(.invalidRequest, "pinned key '\(pin)' must have the form sha256//BASE64", url: request.url)
+            }
+            try options.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
+        }
+        if let path = tls.clientCertificatePath { try options.set(CURLOPT_SSLCERT, path) }
+        if let path = tls.clientKeyPath { try options.set(CURLOPT_SSLKEY, path) }
+    }
+
+    private func configureMethodAndBody(
+        _ options: EasyOptions, userdata: UnsafeMutableRawPointer, transfer: Transfer
+    ) throws(CurlewError) {
+        let method = request.method
+        upload?.close()
+        upload = nil
+        guard let body = request.body else {
+            switch method {
+            case .get: try options.set(CURLOPT_HTTPGET, 1)
+            case .head: try options.set(CURLOPT_NOBODY, 1)
+            case .post:
+                try options.set(CURLOPT_POST, 1)
+                try options.set(CURLOPT_POSTFIELDSIZE_LARGE, Int64(0))
+            default: try options.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
+            return
+        }
+        switch body.storage {
+        case .data(let data): upload = UploadSource(data: data)
+        case .file(let url): upload = try UploadSource(file: url)
+        case .stream(_, let replayable, let make):
+            if uploadPump != nil {
+                guard replayable else {
+                    throw CurlewError(.bodyNotReplayable, "the one-shot stream body was already sent once", url: request.url)
+                }
+                uploadPump?.stop()
+            }
+            let pump = UploadPump(source: make(), transfer: transfer)
+            uploadPump = pump
+            pump.start()
+        }
+        try options.set(CURLOPT_POST, 1)
+        try options.set(CURLOPT_POSTFIELDSIZE_LARGE, body.length ?? -1)
+        try options.check(curlew_easy_setopt_data_callback(options.handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")
+        try options.check(curlew_easy_setopt_pointer(options.handle, CURLOPT_READDATA, userdata), "CURLOPT_READDATA")
+        try options.check(curlew_easy_setopt_seek_callback(options.handle, CurlCallbacks.seek), "CURLOPT_SEEKFUNCTION")
+        try options.check(curlew_easy_setopt_pointer(options.handle, CURLOPT_SEEKDATA, userdata), "CURLOPT_SEEKDATA")
+        if method != .post { try options.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    }
+
+    private func configureHeaders(_ options: EasyOptions) throws(CurlewError) {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        var fields = request.headerFields
+        if fields[.userAgent] == nil { fields[.userAgent] = settings.userAgent }
+        for field in settings.defaultHeaders where fields[field.name] == nil { fields.append(field) }
+        if request.body != nil {
+            // No `Expect: 100-continue` round trip, and no form Content-Type unless asked for.
+            if fields[.expect] == nil { append("Expect:") }
+            if fields[.contentType] == nil { append("Content-Type:") }
+        }
+        for field in fields {
+            // An empty value is written "Name;" in libcurl's syntax; "Name:" would remove it.
+            append(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
+        }
+        if let headerList {
+            try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        }
+    }
+
+    private func append(_ line: String) {
+        headerList = curl_slist_append(headerList, line)
+    }
+}
+
+/// Typed `curl_easy_setopt` calls that throw a ``CurlewError`` naming the option on failure.
+struct EasyOptions {
+    let handle: UnsafeMutableRawPointer
+    let url: URL
+
+    func set(_ option: CURLoption, _ value: Int) throws(CurlewError) {
+        try check(curlew_easy_setopt_long(handle, option, value), "\(option)")
+    }
+
+    func set(_ option: CURLoption, _ value: Int64) throws(CurlewError) {
+        try check(curlew_easy_setopt_off_t(handle, option, curl_off_t(value)), "\(option)")
+    }
+
+    func set(_ option: CURLoption, _ value: String) throws(CurlewError) {
+        guard !value.utf8.contains(0) else {
+            throw CurlewError(.invalidRequest, "a NUL byte in the value of option \(option)", url: url)
+        }
+        try check(curlew_easy_setopt_string(handle, option, value), "\(option)")
+    }
+
+    func check(_ code: CURLcode, _ option: String) throws(CurlewError) {
+        guard code == CURLE_OK else {
+            throw CurlewError(
+                .invalidRequest, "libcurl rejected option \(option): \(String(cString: curl_easy_strerror(code)))",
+                url: url, curlCode: Int(code.rawValue))
+        }
+    }
+}

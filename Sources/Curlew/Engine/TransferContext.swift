@@ -1,0 +1,356 @@
+import CCurlShims
+import Foundation
+import HTTPTypes
+
+/// The part of a transfer that only the curl thread touches: the easy handle's options, the
+/// head being parsed, the collected body, the upload source and the download file.
+///
+/// The submitting task fills it in before `CurlLoop.submit`; the loop's locked command queue
+/// orders that before the curl thread's first access, and from then on only the curl thread
+/// reads or writes it.
+final class TransferContext: @unchecked Sendable {
+    // Safe: confined as described above; see the type's documentation.
+    var request: OutgoingRequest
+    let mode: Transfer.Mode
+    let settings: TransferSettings
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    var handle: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var upload: UploadSource?
+    var uploadPump: UploadPump?
+
+    // The head being parsed.
+    private var statusCode = 0
+    private var reasonPhrase = ""
+    private var fields = HTTPFields()
+    private var headerBytes = 0
+    private(set) var finalHead: HTTPResponse?
+    private var pendingRedirect: OutgoingRequest?
+    private(set) var redirects: [RedirectHop] = []
+
+    // The body.
+    private var body = Data()
+    private var decodedBytes = 0
+    private var isContentEncoded = false
+    private var downloadFile: DownloadFile?
+
+    /// Why a callback aborted the transfer; preferred over libcurl's code.
+    var failure: CurlewError?
+
+    // Progress.
+    let startInstant = ContinuousClock.now
+    private var lastDownloadEmit: ContinuousClock.Instant?
+    private var lastUploadEmit: ContinuousClock.Instant?
+    private var lastDownloadBytes: Int64 = -1
+    private var lastUploadBytes: Int64 = -1
+
+    static let maximumHeaderBytes = 256 << 10
+
+    init(request: OutgoingRequest, mode: Transfer.Mode, settings: TransferSettings) {
+        self.request = request
+        self.mode = mode
+        self.settings = settings
+        errorBuffer = .allocate(capacity: Int(curlew_CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(curlew_CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        if let headerList { curl_slist_free_all(headerList) }
+        upload?.close()
+        uploadPump?.stop()
+        downloadFile?.discard()
+        errorBuffer.deallocate()
+    }
+
+    /// Clears what belongs to one hop before the next is configured.
+    func resetHop() {
+        statusCode = 0
+        reasonPhrase = ""
+        fields = HTTPFields()
+        headerBytes = 0
+        finalHead = nil
+        pendingRedirect = nil
+        body = Data()
+        decodedBytes = 0
+        isContentEncoded = false
+        errorBuffer[0] = 0
+    }
+
+    func fail(_ kind: CurlewError.Kind, _ message: String) {
+        if failure == nil {
+            failure = CurlewError(kind, message, url: request.url, responseHead: finalHead)
+        }
+    }
+
+    // MARK: Headers
+
+    func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        headerBytes += line.count
+        if headerBytes > Self.maximumHeaderBytes {
+            fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
+            return 0
+        }
+        // Trailers, and anything after the head of a redirect we will follow.
+        if finalHead != nil || pendingRedirect != nil { return line.count }
+
+        var end = line.count
+        while end > 0 && (line[end - 1] == 0x0A || line[end - 1] == 0x0D) { end -= 1 }
+        let content = UnsafeRawBufferPointer(rebasing: line[0..<end])
+        if content.isEmpty {
+            return endOfHead(transfer: transfer) ? line.count : 0
+        }
+        if content.starts(with: "HTTP/".utf8) {
+            guard parseStatusLine(content) else {
+                fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
+                return 0
+            }
+            fields = HTTPFields()
+            return line.count
+        }
+        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
+        let name = String(decoding: content[0..<colon], as: UTF8.self)
+        var valueStart = colon + 1
+        while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
+            valueStart += 1
+        }
+        if let fieldName = HTTPField.Name(name) {
+            fields.append(HTTPField(name: fieldName, value: content[valueStart...]))
+        }
+        return line.count
+    }
+
+    private func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        // "HTTP/1.1 200 OK" or "HTTP/2 200"
+        let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[1].count == 3,
+            let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...599).contains(code)
+        else { return false }
+        statusCode = code
+        reasonPhrase = parts.count == 3 ? String(decoding: parts[2], as: UTF8.self) : ""
+        return true
+    }
+
+    /// The blank line after a head. Returns false to abort the transfer.
+    private func endOfHead(transfer: Transfer) -> Bool {
+        if statusCode == 0 {
+            fail(.malformedResponse, "the response has no status line")
+            return false
+        }
+        if statusCode < 200 && statusCode != 101 {
+            statusCode = 0
+            fields = HTTPFields()
+            return true
+        }
+        let head = HTTPResponse(
+            status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
+        if let location = fields[.location], RedirectRules.isRedirect(statusCode) {
+            switch decideRedirect(head: head, location: location) {
+            case .follow(let next, let hop):
+                pendingRedirect = next
+                redirects.append(hop)
+                return true
+            case .deliver:
+                break
+            case .fail(let error):
+                if failure == nil { failure = error }
+                return false
+            }
+        }
+        return acceptFinalHead(head, transfer: transfer)
+    }
+
+    private func decideRedirect(head: HTTPResponse, location: String) -> RedirectRules.Decision {
+        let policy = settings.redirectPolicy
+        if case .none = policy.mode { return .deliver }
+        return RedirectRules.decide(
+            request: request, head: head, location: location, policy: policy, hopsSoFar: redirects.count)
+    }
+
+    private func acceptFinalHead(_ head: HTTPResponse, transfer: Transfer) -> Bool {
+        finalHead = head
+        if settings.automaticDecompression, let coding = head.headerFields[.contentEncoding],
+            coding.lowercased() != "identity"
+        {
+            isContentEncoded = true
+        }
+        let declaredLength = head.headerFields[.contentLength].flatMap { Int($0) }
+        switch mode {
+        case .collect:
+            if let declaredLength, !isContentEncoded {
+                if declaredLength > settings.maximumBodySize {
+                    fail(.bodyTooLarge, "the body of \(declaredLength) bytes exceeds the maximum of \(settings.maximumBodySize) bytes")
+                    return false
+                }
+                body.reserveCapacity(declaredLength)
+            }
+        case .stream:
+            break
+        case .download(let destination, let options):
+            let name = SuggestedFilename.from(head: head, url: request.url)
+            let target = destination.resolve(suggestedFilename: name, head: head)
+            do {
+                downloadFile = try DownloadFile(destination: target, options: options)
+            } catch {
+                failure = error.adding(url: request.url, head: head)
+                return false
+            }
+        }
+        transfer.deliverHead(head)
+        return true
+    }
+
+    // MARK: Body
+
+    func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        if pendingRedirect != nil || finalHead == nil { return bytes.count }
+        if isContentEncoded && !withinDecompressionLimit(adding: bytes.count) { return 0 }
+        switch mode {
+        case .collect:
+            if body.count + bytes.count > settings.maximumBodySize {
+                fail(.bodyTooLarge, "the body exceeds the maximum of \(settings.maximumBodySize) bytes")
+                return 0
+            }
+            body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            return bytes.count
+        case .stream:
+            return transfer.deliverChunk(bytes)
+        case .download:
+            guard let downloadFile else { return 0 }
+            do {
+                try downloadFile.write(bytes)
+                return bytes.count
+            } catch {
+                failure = error.adding(url: request.url, head: finalHead)
+                return 0
+            }
+        }
+    }
+
+    private func withinDecompressionLimit(adding count: Int) -> Bool {
+        decodedBytes += count
+        let limit = settings.decompressionLimit
+        guard decodedBytes > limit.minimumSize, let handle else { return true }
+        var received: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
+        let (allowed, overflow) = Int(max(received, 1)).multipliedReportingOverflow(by: limit.ratio)
+        if !overflow && decodedBytes > allowed {
+            fail(
+                .decompressionBomb,
+                "the compressed body expanded from \(received) to more than \(decodedBytes) bytes, past the ratio limit of \(limit.ratio)")
+            return false
+        }
+        return true
+    }
+
+    // MARK: Upload
+
+    func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let uploadPump {
+            let count = uploadPump.read(into: buffer)
+            if count == Int(curlew_CURL_READFUNC_ABORT), failure == nil {
+                failure = uploadPump.failure?.adding(url: request.url)
+            }
+            return count
+        }
+        guard let upload else { return 0 }
+        do {
+            return try upload.read(into: buffer)
+        } catch {
+            failure = error.adding(url: request.url)
+            return Int(curlew_CURL_READFUNC_ABORT)
+        }
+    }
+
+    func handleSeek(to offset: Int64) -> Int32 {
+        guard let upload, uploadPump == nil, upload.seek(to: offset) else { return curlew_CURL_SEEKFUNC_CANTSEEK }
+        return curlew_CURL_SEEKFUNC_OK
+    }
+
+    // MARK: Progress
+
+    func handleProgress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64, transfer: Transfer) {
+        guard let events = transfer.events else { return }
+        let now = ContinuousClock.now
+        if uploadNow != lastUploadBytes, uploadNow > 0,
+            lastUploadEmit.map({ now - $0 >= settings.progressInterval }) ?? true
+        {
+            lastUploadEmit = now
+            lastUploadBytes = uploadNow
+            events.emit(.uploadProgress(progress(uploadNow, total: uploadTotal > 0 ? uploadTotal : request.body?.length, at: now)))
+        }
+        if finalHead != nil, downloadNow != lastDownloadBytes,
+            lastDownloadEmit.map({ now - $0 >= settings.progressInterval }) ?? true
+        {
+            lastDownloadEmit = now
+            lastDownloadBytes = downloadNow
+            events.emit(.downloadProgress(progress(downloadNow, total: downloadTotal > 0 ? downloadTotal : nil, at: now)))
+        }
+    }
+
+    private func progress(_ done: Int64, total: Int64?, at now: ContinuousClock.Instant) -> TransferProgress {
+        let elapsed = now - startInstant
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return TransferProgress(
+            completedBytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0,
+            elapsed: elapsed)
+    }
+
+    // MARK: Completion
+
+    enum Completion {
+        case finished(Result<TransferOutcome, CurlewError>)
+        /// Send this request next, on a fresh configuration of the handle.
+        case redirect
+    }
+
+    /// Called on the curl thread when libcurl reports the hop done, before the handle is
+    /// removed from the multi handle.
+    func complete(code: CURLcode, transfer: Transfer) -> Completion {
+        guard let handle else {
+            return .finished(.failure(CurlewError(.transport, "internal: transfer without a handle", url: request.url)))
+        }
+        let metrics = TransferMetrics(handle: handle)
+        if pendingRedirect == nil || code != CURLE_OK { uploadPump?.stop() }
+        if code == CURLE_OK, failure == nil {
+            if let next = pendingRedirect {
+                request = next
+                return .redirect
+            }
+            guard let head = finalHead else {
+                return .finished(.failure(CurlewError(.malformedResponse, "the server sent no response head", url: request.url)))
+            }
+            var fileURL: URL?
+            if let downloadFile {
+                do {
+                    fileURL = try downloadFile.commit()
+                    self.downloadFile = nil
+                } catch {
+                    return .finished(.failure(error.adding(url: request.url, head: head)))
+                }
+            }
+            emitFinalProgress(metrics: metrics, transfer: transfer)
+            let outcome = TransferOutcome(
+                request: request, url: request.url, head: head, body: body, fileURL: fileURL,
+                metrics: metrics, redirects: redirects)
+            return .finished(.success(outcome))
+        }
+        downloadFile?.discard()
+        downloadFile = nil
+        let error = failure ?? CurlErrorMapping.error(
+            for: code, message: String(cString: errorBuffer), context: self, metrics: metrics)
+        let collected: Data? = if case .collect = mode, !body.isEmpty { body } else { nil }
+        return .finished(.failure(error.adding(url: request.url, head: finalHead, body: collected)))
+    }
+
+    private func emitFinalProgress(metrics: TransferMetrics, transfer: Transfer) {
+        guard let events = transfer.events else { return }
+        let now = ContinuousClock.now
+        if let length = request.body?.length, length > 0 || metrics.bytesSent > 0 {
+            let sent = max(metrics.bytesSent, length)
+            events.emit(.uploadProgress(progress(sent, total: sent, at: now)))
+        }
+        let received = max(metrics.bytesReceived, Int64(body.count))
+        events.emit(.downloadProgress(progress(received, total: received, at: now)))
+    }
+}

@@ -1,0 +1,33 @@
+import HTTPTypes
+
+/// The session's settings with one request's overrides applied.
+struct TransferSettings: Sendable {
+    var timeouts: Timeouts
+    var redirectPolicy: RedirectPolicy
+    var maximumBodySize: Int
+    var decompressionLimit: DecompressionLimit
+    var automaticDecompression: Bool
+    var httpVersion: HTTPVersionPreference
+    var tls: TLSConfiguration
+    var userAgent: String
+    var defaultHeaders: HTTPFields
+    var progressInterval: Duration
+    var streamBufferSize: Int
+    /// Whether progress events are wanted (someone listens to `events`).
+    var reportsProgress: Bool
+
+    init(configuration: SessionConfiguration, options: RequestOptions, reportsProgress: Bool) {
+        timeouts = options.timeouts.merged(over: configuration.timeouts)
+        redirectPolicy = options.redirectPolicy ?? configuration.redirectPolicy
+        maximumBodySize = options.maximumBodySize ?? configuration.maximumBodySize
+        decompressionLimit = configuration.decompressionLimit
+        automaticDecompression = configuration.automaticDecompression
+        httpVersion = options.httpVersion ?? configuration.httpVersion
+        tls = configuration.tls
+        userAgent = configuration.userAgent
+        defaultHeaders = configuration.defaultHeaders
+        progressInterval = configuration.progressInterval
+        streamBufferSize = configuration.streamBufferSize
+        self.reportsProgress = reportsProgress
+    }
+}

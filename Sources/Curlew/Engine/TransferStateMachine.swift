@@ -1,0 +1,229 @@
+import Foundation
+import HTTPTypes
+
+/// The life of one transfer, as a plain value.
+///
+/// curl callbacks (on the curl thread) and consumers (on any task) feed it events; it answers
+/// with actions that the caller performs after releasing the lock that guards it. It never
+/// calls out itself, so it is tested without a network.
+struct TransferStateMachine {
+    typealias OutcomeContinuation = CheckedContinuation<TransferOutcome, any Error>
+    typealias HeadContinuation = CheckedContinuation<HTTPResponse, any Error>
+    typealias ChunkContinuation = CheckedContinuation<Data?, any Error>
+
+    enum Phase: Equatable {
+        case idle
+        case running
+        case finished
+    }
+
+    private(set) var phase: Phase = .idle
+    private var result: Result<TransferOutcome, CurlewError>?
+    private(set) var cancelReason: CurlewError?
+    private var outcomeWaiters: [OutcomeContinuation] = []
+    private var headWaiters: [HeadContinuation] = []
+    private(set) var head: HTTPResponse?
+
+    // Streaming body: a small bounded buffer between the curl thread and one consumer.
+    private var chunks: [Data] = []
+    private(set) var bufferedBytes = 0
+    private(set) var isPaused = false
+    private var chunkWaiter: ChunkContinuation?
+    private let highWatermark: Int
+    private let lowWatermark: Int
+
+    init(streamBufferSize: Int = 1 << 20) {
+        highWatermark = max(1, streamBufferSize)
+        lowWatermark = max(0, streamBufferSize / 4)
+    }
+
+    /// Resumptions that must run after the lock is released.
+    struct Resumptions {
+        var outcomeWaiters: [OutcomeContinuation] = []
+        var headWaiters: [HeadContinuation] = []
+        var chunkWaiter: ChunkContinuation?
+        var result: Result<TransferOutcome, CurlewError>?
+
+        var isEmpty: Bool { outcomeWaiters.isEmpty && headWaiters.isEmpty && chunkWaiter == nil }
+
+        /// Resumes everyone with the final result.
+        func run() {
+            guard let result else { return }
+            for waiter in outcomeWaiters { waiter.resume(with: result.mapError { $0 as any Error }) }
+            for waiter in headWaiters {
+                waiter.resume(with: result.map(\.head).mapError { $0 as any Error })
+            }
+            if let chunkWaiter {
+                switch result {
+                case .success: chunkWaiter.resume(returning: nil)
+                case .failure(let error): chunkWaiter.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    // MARK: Starting and cancelling
+
+    enum StartAction: Equatable {
+        /// Hand the transfer to the curl loop.
+        case submit
+        /// Already started or finished; nothing to do.
+        case none
+    }
+
+    mutating func start() -> StartAction {
+        guard phase == .idle else { return .none }
+        phase = .running
+        return .submit
+    }
+
+    enum CancelAction {
+        case none
+        /// The transfer is on the curl loop: ask the loop to stop it.
+        case stopOnLoop
+        /// It never started: it is finished now; resume these.
+        case resume(Resumptions)
+    }
+
+    /// A cancel is recorded even before the transfer starts, so it is never lost.
+    mutating func cancel(_ reason: CurlewError) -> CancelAction {
+        switch phase {
+        case .finished:
+            return .none
+        case .idle:
+            cancelReason = reason
+            return .resume(finish(.failure(reason)))
+        case .running:
+            guard cancelReason == nil else { return .none }
+            cancelReason = reason
+            chunks.removeAll()
+            bufferedBytes = 0
+            return .stopOnLoop
+        }
+    }
+
+    // MARK: Waiting for the end
+
+    /// Registers a waiter for the outcome; returns the result at once if it is known.
+    mutating func waitForOutcome(_ continuation: OutcomeContinuation) -> Result<TransferOutcome, CurlewError>? {
+        if let result { return result }
+        outcomeWaiters.append(continuation)
+        return nil
+    }
+
+    /// Registers a waiter for the final head; returns it (or the failure) at once if known.
+    mutating func waitForHead(_ continuation: HeadContinuation) -> Result<HTTPResponse, CurlewError>? {
+        if let head { return .success(head) }
+        if let result { return result.map(\.head) }
+        headWaiters.append(continuation)
+        return nil
+    }
+
+    // MARK: Events from the curl thread
+
+    /// The final head arrived. Returns the waiters to resume with it.
+    mutating func headReceived(_ head: HTTPResponse) -> [HeadContinuation] {
+        guard phase == .running, self.head == nil else { return [] }
+        self.head = head
+        defer { headWaiters.removeAll() }
+        return headWaiters
+    }
+
+    enum ChunkAction {
+        /// Give the chunk straight to the waiting consumer.
+        case deliver(ChunkContinuation)
+        /// Buffered; tell curl the bytes were taken.
+        case buffered
+        /// The buffer is full: return `CURL_WRITEFUNC_PAUSE`; curl keeps the bytes.
+        case pause
+        /// The transfer is being cancelled: tell curl to abort.
+        case abort
+    }
+
+    mutating func chunkReceived(_ chunk: Data) -> ChunkAction {
+        guard phase == .running, cancelReason == nil else { return .abort }
+        if let waiter = chunkWaiter {
+            chunkWaiter = nil
+            return .deliver(waiter)
+        }
+        if bufferedBytes >= highWatermark {
+            isPaused = true
+            return .pause
+        }
+        chunks.append(chunk)
+        bufferedBytes += chunk.count
+        return .buffered
+    }
+
+    /// The transfer ended. Returns everyone to resume.
+    mutating func finish(_ proposed: Result<TransferOutcome, CurlewError>) -> Resumptions {
+        guard phase != .finished else { return Resumptions() }
+        phase = .finished
+        var final = proposed
+        if case .failure = proposed, let cancelReason { final = .failure(cancelReason) }
+        result = final
+        var resumptions = Resumptions(
+            outcomeWaiters: outcomeWaiters, headWaiters: headWaiters, result: final)
+        outcomeWaiters.removeAll()
+        headWaiters.removeAll()
+        // A streaming consumer drains what is buffered before it sees the end; one already
+        // waiting has nothing buffered, so it is resumed now.
+        if let waiter = chunkWaiter {
+            chunkWaiter = nil
+            resumptions.chunkWaiter = waiter
+        }
+        if case .failure = final, cancelReason != nil {
+            chunks.removeAll()
+            bufferedBytes = 0
+        }
+        return resumptions
+    }
+
+    // MARK: The streaming consumer
+
+    enum NextChunk {
+        case chunk(Data, unpause: Bool)
+        case end
+        case failure(CurlewError)
+        /// Nothing buffered yet: suspend with ``waitForChunk(_:)``.
+        case wait
+    }
+
+    mutating func nextChunk() -> NextChunk {
+        if !chunks.isEmpty {
+            let chunk = chunks.removeFirst()
+            bufferedBytes -= chunk.count
+            var unpause = false
+            if isPaused && bufferedBytes <= lowWatermark {
+                isPaused = false
+                unpause = true
+            }
+            return .chunk(chunk, unpause: unpause)
+        }
+        switch result {
+        case .success: return .end
+        case .failure(let error): return .failure(error)
+        case nil:
+            // Pausing needs a buffer above the high watermark and draining unpauses at the
+            // low one, so an empty buffer is never paused.
+            return .wait
+        }
+    }
+
+    enum WaitAction {
+        /// Suspended; the curl thread will resume the consumer.
+        case suspended
+        /// Something arrived meanwhile; resume now with it.
+        case resumeNow(NextChunk)
+    }
+
+    mutating func waitForChunk(_ continuation: ChunkContinuation) -> WaitAction {
+        switch nextChunk() {
+        case .wait:
+            chunkWaiter = continuation
+            return .suspended
+        case let other:
+            return .resumeNow(other)
+        }
+    }
+}

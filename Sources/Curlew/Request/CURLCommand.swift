@@ -1,0 +1,46 @@
+import Foundation
+import HTTPTypes
+
+/// Renders a request as a `curl` command line for a POSIX shell.
+enum CURLCommand {
+    static func describe(_ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration) -> String {
+        guard case .success(let request) = build else {
+            if case .failure(let error) = build { return "# invalid request: \(error)" }
+            return "# invalid request"
+        }
+        var parts = ["curl"]
+        switch request.method {
+        case .head: parts.append("--head")
+        case .get: break
+        default: parts += ["-X", quote(request.method.rawValue)]
+        }
+        if configuration.automaticDecompression { parts.append("--compressed") }
+        if !configuration.tls.verifyPeer || !configuration.tls.verifyHost { parts.append("--insecure") }
+        if let ca = configuration.tls.caCertificatePath { parts += ["--cacert", quote(ca)] }
+        var fields = request.headerFields
+        if fields[.userAgent] == nil { fields[.userAgent] = configuration.userAgent }
+        for field in configuration.defaultHeaders where fields[field.name] == nil { fields.append(field) }
+        for field in fields {
+            parts += ["-H", quote(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")]
+        }
+        if let body = request.body {
+            switch body.storage {
+            case .data(let data):
+                if let text = String(data: data, encoding: .utf8), !text.contains("\0") {
+                    parts += ["--data-binary", quote(text)]
+                } else {
+                    parts += ["--data-binary", quote("@-"), "# \(data.count) binary bytes not shown"]
+                }
+            case .file(let url): parts += ["--data-binary", quote("@" + url.path)]
+            case .stream: parts += ["--data-binary", quote("@-"), "# streamed body not shown"]
+            }
+        }
+        parts.append(quote(request.url.absoluteString))
+        return parts.joined(separator: " ")
+    }
+
+    /// Single-quotes `text`; a single quote inside becomes `'\''`.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+
+/// A request whose body is collected in memory or streamed.
+///
+/// It starts on first consumption. However many results are asked of one `DataRequest`
+/// (`data()`, `decode`, `response`, `events`, several `serialized(by:)`), it makes exactly one
+/// network transfer (plus any retries); `bytes` streams the body instead and cannot be
+/// combined with the collecting results.
+public final class DataRequest: Sendable {
+    let core: RequestCore
+
+    init(session: Session, build: Result<OutgoingRequest, CurlewError>) {
+        core = RequestCore(session: session, build: build, mode: .collect)
+    }
+
+    // MARK: Validation and interception
+
+    /// Accepts status 200..<300 and, when the request has an `Accept` header, a matching
+    /// `Content-Type`.
+    @discardableResult
+    public func validate() -> Self {
+        core.addValidation(Validators.statusCode(200..<300))
+        core.addValidation(Validators.contentType(Validators.acceptedTypes))
+        return self
+    }
+
+    /// Accepts only these status codes.
+    @discardableResult
+    public func validate<S: Sequence<Int> & Sendable>(statusCode acceptable: S) -> Self {
+        core.addValidation(Validators.statusCode(acceptable))
+        return self
+    }
+
+    /// Accepts only these content types (wildcards such as `text/*` allowed).
+    @discardableResult
+    public func validate(contentType acceptable: [String]) -> Self {
+        core.addValidation(Validators.contentType { _ in acceptable })
+        return self
+    }
+
+    /// A custom check; throw to reject the response.
+    @discardableResult
+    public func validate(_ validation: @escaping ResponseValidation) -> Self {
+        core.addValidation(validation)
+        return self
+    }
+
+    /// Adds an interceptor for this request only; it runs after the session's.
+    @discardableResult
+    public func intercept(with interceptor: any RequestInterceptor) -> Self {
+        core.addInterceptor(interceptor)
+        return self
+    }
+
+    // MARK: Results
+
+    /// The response with the raw body.
+    public var response: Response<Data> {
+        get async throws(CurlewError) {
+            let completed = try await core.completed()
+            let outcome = completed.outcome
+            return Response(
+                request: outcome.request, url: outcome.url, head: outcome.head, value: outcome.body,
+                metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
+        }
+    }
+
+    /// The response with a value made by `serializer`.
+    public func serialized<S: ResponseSerializer>(by serializer: S) async throws(CurlewError) -> Response<S.Output> {
+        let raw = try await response
+        do {
+            return try raw.map { _ in try serializer.serialize(raw) }
+        } catch let error as CurlewError {
+            throw error
+        } catch {
+            throw raw.error(.serializationFailed, "\(S.self) failed: \(error)", underlying: error)
+        }
+    }
+
+    /// The body.
+    public func data() async throws(CurlewError) -> Data {
+        try await serialized(by: DataResponseSerializer()).value
+    }
+
+    /// The body as text, in the charset from `Content-Type`, else UTF-8, else ISO-8859-1.
+    public func string(encoding: String.Encoding? = nil) async throws(CurlewError) -> String {
+        try await serialized(by: StringResponseSerializer(encoding: encoding)).value
+    }
+
+    /// The body decoded from JSON.
+    public func decode<T: Decodable & Sendable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
+        async throws(CurlewError) -> T
+    {
+        try await serialized(by: DecodableResponseSerializer<T>(decoder: decoder)).value
+    }
+
+    /// The transfer's events: progress both ways, the response head, and completion.
+    ///
+    /// Reading this starts the request. Dropping the iterator before the end cancels it.
+    public var events: AsyncThrowingStream<TransferEvent, any Error> {
+        core.eventStream()
+    }
+
+    /// The body as it arrives, in chunks, with backpressure: when the consumer falls behind by
+    /// more than ``SessionConfiguration/streamBufferSize`` bytes, the transfer pauses.
+    ///
+    /// Validation runs on the head before the first chunk. Dropping the iterator cancels the
+    /// transfer.
+    public var bytes: ByteStream { ByteStream(core: core) }
+
+    /// Cancels the request; its consumers fail with ``CurlewError/Kind/cancelled``.
+    public func cancel() {
+        core.cancel(.cancelled, "the request was cancelled")
+    }
+
+    /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell.
+    public func cURLDescription() -> String {
+        CURLCommand.describe(core.build, configuration: core.session.configuration)
+    }
+}

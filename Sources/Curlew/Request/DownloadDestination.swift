@@ -1,0 +1,84 @@
+import Foundation
+import HTTPTypes
+
+/// Where a download is written.
+public struct DownloadDestination: Sendable {
+    enum Kind: Sendable {
+        case file(URL)
+        case directory(URL)
+        case custom(@Sendable (_ suggestedFilename: String, _ head: HTTPResponse) -> URL)
+    }
+
+    let kind: Kind
+
+    /// Exactly this file.
+    public static func file(_ url: URL) -> DownloadDestination { DownloadDestination(kind: .file(url)) }
+
+    /// This directory, under the suggested filename (from `Content-Disposition`, else the
+    /// URL's last path component, else `download`).
+    public static func directory(_ url: URL) -> DownloadDestination { DownloadDestination(kind: .directory(url)) }
+
+    /// A file chosen when the response head arrives. Runs on the session's I/O thread: keep it quick.
+    public static func custom(
+        _ choose: @escaping @Sendable (_ suggestedFilename: String, _ head: HTTPResponse) -> URL
+    ) -> DownloadDestination {
+        DownloadDestination(kind: .custom(choose))
+    }
+
+    func resolve(suggestedFilename: String, head: HTTPResponse) -> URL {
+        switch kind {
+        case .file(let url): return url
+        case .directory(let url): return url.appendingPathComponent(suggestedFilename)
+        case .custom(let choose): return choose(suggestedFilename, head)
+        }
+    }
+}
+
+/// How a download treats the file system.
+public struct DownloadOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    /// Creates options.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Create missing directories on the way to the destination.
+    public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
+    /// Replace a file already at the destination (otherwise that is an error).
+    public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
+}
+
+enum SuggestedFilename {
+    /// The filename from `Content-Disposition`, else the URL's last path component.
+    static func from(head: HTTPResponse, url: URL) -> String {
+        if let disposition = head.headerFields[.contentDisposition],
+            let name = parse(disposition)
+        {
+            return sanitize(name)
+        }
+        let last = url.lastPathComponent
+        return last.isEmpty || last == "/" ? "download" : sanitize(last)
+    }
+
+    private static func parse(_ disposition: String) -> String? {
+        var plain: String?
+        for part in disposition.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { continue }
+            switch pair[0].lowercased() {
+            case "filename*":
+                // RFC 6266 / 8187: charset'lang'percent-encoded
+                let pieces = pair[1].split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+                if pieces.count == 3, let decoded = String(pieces[2]).removingPercentEncoding { return decoded }
+            case "filename":
+                plain = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            default: continue
+            }
+        }
+        return plain
+    }
+
+    /// Keeps only a plain file name: no directories, no `..`, no control characters.
+    private static func sanitize(_ name: String) -> String {
+        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let cleaned = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "download" : cleaned
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPTypes
+
+/// A check of a response before it is serialized. `body` is nil for streamed responses,
+/// which are validated as soon as the head arrives.
+public typealias ResponseValidation = @Sendable (_ request: OutgoingRequest, _ head: HTTPResponse, _ body: Data?) throws -> Void
+
+enum Validators {
+    static func statusCode<S: Sequence<Int> & Sendable>(_ acceptable: S) -> ResponseValidation {
+        { request, head, body in
+            guard acceptable.contains(head.status.code) else {
+                throw CurlewError(
+                    .unacceptableStatus, "HTTP status \(head.status.code) \(head.status.reasonPhrase) is not acceptable",
+                    url: request.url, responseHead: head, responseBody: body)
+            }
+        }
+    }
+
+    /// Accepts the response when its `Content-Type` matches one of `acceptable` (which may
+    /// use `*` wildcards). A response without a body needs no Content-Type.
+    static func contentType(_ acceptable: @escaping @Sendable (OutgoingRequest) -> [String]) -> ResponseValidation {
+        { request, head, body in
+            let accepted = acceptable(request)
+            guard !accepted.isEmpty else { return }
+            guard let contentType = head.headerFields[.contentType] else {
+                if body?.isEmpty ?? false || head.status.code == 204 || head.status.code == 205 || request.method == .head { return }
+                throw CurlewError(
+                    .unacceptableContentType, "the response has no Content-Type; expected one of \(accepted)",
+                    url: request.url, responseHead: head, responseBody: body)
+            }
+            let actual = MediaType(contentType)
+            guard accepted.contains(where: { MediaType($0).matches(actual) }) else {
+                throw CurlewError(
+                    .unacceptableContentType, "Content-Type '\(contentType)' is not one of \(accepted)",
+                    url: request.url, responseHead: head, responseBody: body)
+            }
+        }
+    }
+
+    /// The media types of the request's `Accept` header, `*/*` meaning anything.
+    static func acceptedTypes(_ request: OutgoingRequest) -> [String] {
+        guard let accept = request.headerFields[values: .accept].joined(separator: ",").nilIfEmpty else { return [] }
+        return accept.split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+}
+
+/// A media type such as `application/json`, compared without parameters.
+struct MediaType {
+    let type: String
+    let subtype: String
+
+    init(_ text: String) {
+        let bare = text.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let parts = bare.split(separator: "/", maxSplits: 1)
+        type = parts.first.map(String.init) ?? ""
+        subtype = parts.count > 1 ? String(parts[1]) : ""
+    }
+
+    func matches(_ other: MediaType) -> Bool {
+        (type == "*" || type == other.type) && (subtype == "*" || subtype == other.subtype)
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+
+/// Runs requests. An actor that owns one libcurl multi handle, driven by its own thread.
+///
+/// ```swift
+/// let session = Session()
+/// let user = try await session.request("https://api.example.com/users/42")
+///     .validate()
+///     .decode(User.self)
+/// await session.shutdown()
+/// ```
+///
+/// Making a request is synchronous and cheap; it starts on first consumption. Requests keep
+/// their session alive. `shutdown()` fails the requests in flight with
+/// ``CurlewError/Kind/sessionShutdown`` and joins the thread; a session that is simply
+/// released shuts down by itself once its last request is gone.
+public actor Session {
+    /// The settings shared by the session's requests.
+    public nonisolated let configuration: SessionConfiguration
+    /// Interceptors applied to every request, before the request's own.
+    public nonisolated let interceptors: [any RequestInterceptor]
+    nonisolated let loop: CurlLoop
+
+    /// A process-wide session with the default configuration. Never shut it down.
+    public static let shared = Session()
+
+    /// Creates a session and starts its thread.
+    public init(configuration: SessionConfiguration = .default, interceptors: [any RequestInterceptor] = []) {
+        self.configuration = configuration
+        self.interceptors = interceptors
+        loop = CurlLoop(configuration: configuration)
+    }
+
+    deinit {
+        loop.shutdownInBackground()
+    }
+
+    /// Fails every request in flight with ``CurlewError/Kind/sessionShutdown``, stops the
+    /// session's thread and waits for it to exit. Later requests fail at once.
+    public func shutdown() async {
+        await loop.shutdown()
+    }
+
+    // MARK: Making requests
+
+    /// A request to `url`.
+    ///
+    /// Invalid input (a malformed URL, a header with CR or LF) does not crash: the request
+    /// fails with a clear ``CurlewError`` when it is consumed.
+    public nonisolated func request(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
+        body: RequestBody? = nil, options: RequestOptions = RequestOptions()
+    ) -> DataRequest {
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, fields: headers, body: body, options: options))
+    }
+
+    /// A request to `url` with headers given as strings, which are validated: a name or value
+    /// with CR, LF or other forbidden bytes fails the request with
+    /// ``CurlewError/Kind/invalidHeader``.
+    public nonisolated func request(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: [String: String],
+        body: RequestBody? = nil, options: RequestOptions = RequestOptions()
+    ) -> DataRequest {
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: headers, body: body, options: options))
+    }
+
+    /// A request built in full beforehand.
+    public nonisolated func request(_ request: OutgoingRequest) -> DataRequest {
+        DataRequest(session: self, build: RequestBuilder.validate(request))
+    }
+
+    /// A request converted from Foundation's `URLRequest`.
+    public nonisolated func request(_ urlRequest: URLRequest) -> DataRequest {
+        let build = Result { () throws(CurlewError) in try OutgoingRequest(urlRequest) }
+            .flatMap(RequestBuilder.validate)
+        return DataRequest(session: self, build: build)
+    }
+
+    /// A download written straight to disk as it arrives, with progress events.
+    public nonisolated func download(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
+        body: RequestBody? = nil, to destination: DownloadDestination, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        DownloadRequest(
+            session: self,
+            build: RequestBuilder.build(url: url, method: method, fields: headers, body: body, options: requestOptions),
+            destination: destination, options: options)
+    }
+}
+
+/// Runs `body` with a new session and shuts the session down afterwards, also on errors.
+public func withSession<T: Sendable>(
+    configuration: SessionConfiguration = .default, interceptors: [any RequestInterceptor] = [],
+    _ body: (Session) async throws -> T
+) async throws -> T {
+    let session = Session(configuration: configuration, interceptors: interceptors)
+    do {
+        let value = try await body(session)
+        await session.shutdown()
+        return value
+    } catch {
+        await session.shutdown()
+        throw error
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Settings shared by every request of a ``Session``. Requests may override some of them
+/// through ``RequestOptions``.
+public struct SessionConfiguration: Sendable {
+    /// Connect, total and idle timeouts.
+    public var timeouts: Timeouts = .default
+    /// How redirects are followed.
+    public var redirectPolicy: RedirectPolicy = .default
+    /// The largest body collected in memory (by `data()`, `decode`, …); past it the request
+    /// fails with ``CurlewError/Kind/bodyTooLarge``. Streams and downloads are not limited.
+    public var maximumBodySize: Int = 128 << 20
+    /// Limits on how much a compressed body may expand.
+    public var decompressionLimit: DecompressionLimit = .default
+    /// Whether to advertise and transparently decode gzip, deflate, br and zstd.
+    public var automaticDecompression = true
+    /// The most connections to one host; 0 is unlimited. Extra requests queue.
+    public var maximumConnectionsPerHost = 0
+    /// The most connections in total; 0 is unlimited. Extra requests queue.
+    public var maximumTotalConnections = 0
+    /// How many idle connections the session keeps for reuse.
+    public var maximumIdleConnections = 64
+    /// The HTTP version to ask for.
+    public var httpVersion: HTTPVersionPreference = .http2OverTLS
+    /// TLS verification, trust and pinning.
+    public var tls: TLSConfiguration = .default
+    /// Headers added to every request that does not set them itself.
+    public var defaultHeaders: HTTPFields = [:]
+    /// The `User-Agent` sent unless a request sets its own.
+    public var userAgent = "Curlew/\(CurlewVersion.current)"
+    /// The shortest interval between two progress events of one transfer.
+    public var progressInterval: Duration = .milliseconds(100)
+    /// How many bytes a streamed body (`bytes`) buffers before the transfer is paused.
+    public var streamBufferSize = 1 << 20
+    /// Where Curlew logs; nothing is logged when nil.
+    public var logger: Logger?
+
+    /// The defaults.
+    public init() {}
+
+    /// The defaults.
+    public static var `default`: SessionConfiguration { SessionConfiguration() }
+}
+
+/// Protection against decompression bombs: once a decoded body passes `minimumSize`, its
+/// size may be at most `ratio` times the compressed bytes received.
+public struct DecompressionLimit: Sendable, Hashable {
+    /// The largest decoded-to-received ratio.
+    public var ratio: Int
+    /// Decoded bytes below which the ratio is not checked.
+    public var minimumSize: Int
+
+    /// Creates a limit.
+    public init(ratio: Int, minimumSize: Int = 8 << 20) {
+        self.ratio = ratio
+        self.minimumSize = minimumSize
+    }
+
+    /// A ratio of 100 once the body passes 8 MiB.
+    public static let `default` = DecompressionLimit(ratio: 100)
+    /// No limit.
+    public static let none = DecompressionLimit(ratio: .max, minimumSize: .max)
+}
+
+/// TLS settings. Verification of the peer and of the host name is on by default.
+public struct TLSConfiguration: Sendable, Hashable {
+    /// Verify the server certificate chain.
+    public var verifyPeer = true
+    /// Verify that the certificate names the host.
+    public var verifyHost = true
+    /// A PEM file of CA certificates to trust instead of the system's.
+    public var caCertificatePath: String?
+    /// Public keys to pin, each `sha256//BASE64` of the SubjectPublicKeyInfo; the connection
+    /// fails unless the server's key is one of them.
+    public var pinnedPublicKeys: [String] = []
+    /// A client certificate (PEM) for mutual TLS.
+    public var clientCertificatePath: String?
+    /// The private key (PEM) of ``clientCertificatePath``.
+    public var clientKeyPath: String?
+
+    /// Creates settings with verification on.
+    public init() {}
+
+    /// Verification on, system trust store, no pinning.
+    public static let `default` = TLSConfiguration()
+}
+
+/// Curlew's version.
+public enum CurlewVersion {
+    /// The version string used in the default `User-Agent`.
+    public static let current = "0.1.0"
+}
