@@ -1,0 +1,60 @@
+import Curlew
+import Foundation
+import TestServer
+
+/// One in-process test server for the whole test run.
+enum Fixtures {
+    private static let serverTask = Task { try await TestServer.start() }
+
+    static func server() async throws -> TestServer { try await serverTask.value }
+
+    /// A session shared by tests that do not need their own configuration.
+    static let session = Session()
+
+    /// Parses an echo response of the test server.
+    static func echo(_ data: Data) throws -> Echo {
+        try JSONDecoder().decode(Echo.self, from: data)
+    }
+
+    /// Resident memory in bytes, from /proc/self/status.
+    static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let digits = line.filter(\.isNumber)
+            return (Int(digits) ?? 0) * 1024
+        }
+        return 0
+    }
+}
+
+/// The test server's echo body.
+struct Echo: Decodable, Sendable {
+    let method: String
+    let url: String
+    let path: String
+    let args: [String: ArgValue]
+    let headers: [String: String]
+    let body: String
+    let bodyLength: Int
+
+    enum ArgValue: Decodable, Sendable, Equatable {
+        case one(String)
+        case many([String])
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) { self = .one(text) } else { self = .many(try container.decode([String].self)) }
+        }
+    }
+}
+
+/// A body whose bytes arrive slowly, for upload tests.
+struct ChunkSequence: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let chunks: [[UInt8]]
+    func makeAsyncIterator() -> AsyncStream<[UInt8]>.Iterator {
+        AsyncStream { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }.makeAsyncIterator()
+    }
+}
