@@ -1,0 +1,93 @@
+import Curlew
+import Foundation
+import Testing
+import TestServer
+
+@Suite("Cancelling and shutting down")
+struct CancellationTests {
+    @Test func cancellingTheTaskCancelsTheTransfer() async throws {
+        let server = try await Fixtures.server()
+        let task = Task { try await Fixtures.session.request(server.url("/delay/5000")).data() }
+        try await Task.sleep(for: .milliseconds(150))
+        task.cancel()
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            _ = try await task.value
+            Issue.record("expected an error")
+        } catch let error as CurlewError {
+            #expect(error.kind == .taskCancelled)
+        }
+        #expect(clock.now - start < .seconds(2))
+    }
+
+    @Test func requestCancelGivesItsOwnError() async throws {
+        let server = try await Fixtures.server()
+        let request = Fixtures.session.request(server.url("/delay/5000"))
+        async let result = request.data()
+        try await Task.sleep(for: .milliseconds(150))
+        request.cancel()
+        do {
+            _ = try await result
+            Issue.record("expected an error")
+        } catch let error as CurlewError {
+            #expect(error.kind == .cancelled)
+        }
+    }
+
+    @Test func cancelBeforeStartIsNotLost() async throws {
+        let server = try await Fixtures.server()
+        let path = "/anything/early-cancel-\(UUID().uuidString)"
+        let request = Fixtures.session.request(server.url(path))
+        request.cancel()
+        do {
+            _ = try await request.data()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(server.requestCount(path: path) == 0)
+    }
+
+    @Test func droppingTheEventsIteratorCancels() async throws {
+        let server = try await Fixtures.server()
+        let request = Fixtures.session.request(server.url("/drip?bytes=1000&duration=4000&chunks=10"))
+        for try await event in request.events {
+            if case .response = event { break }
+        }
+        do {
+            _ = try await request.data()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .streamDropped)
+        }
+    }
+
+    @Test func shutdownFailsInFlightRequestsAndLaterOnes() async throws {
+        let server = try await Fixtures.server()
+        let session = Session()
+        let inFlight = Task { try await session.request(server.url("/delay/5000")).data() }
+        try await Task.sleep(for: .milliseconds(150))
+        await session.shutdown()
+        do {
+            _ = try await inFlight.value
+            Issue.record("expected an error")
+        } catch let error as CurlewError {
+            #expect(error.kind == .sessionShutdown)
+        }
+        do {
+            _ = try await session.request(server.url("/get")).data()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .sessionShutdown)
+        }
+    }
+
+    @Test func withSessionScopesTheLifetime() async throws {
+        let server = try await Fixtures.server()
+        let status = try await withSession { session in
+            try await session.request(server.url("/status/204")).response.status.code
+        }
+        #expect(status == 204)
+    }
+}

@@ -1,0 +1,154 @@
+import Curlew
+import Foundation
+import HTTPTypes
+import Testing
+import TestServer
+
+@Suite("Bad input and faults give clear errors")
+struct ErrorTests {
+    let session = Fixtures.session
+
+    private func failure(_ request: DataRequest) async -> CurlewError? {
+        do {
+            _ = try await request.data()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func invalidURL() async throws {
+        let error = await failure(session.request("ht tp://exa mple"))
+        #expect(error?.kind == .invalidURL)
+        let noHost = await failure(session.request("http://"))
+        #expect(noHost?.kind == .invalidURL)
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1/file", "file:///etc/passwd", "gopher://127.0.0.1/"])
+    func onlyHTTPAndHTTPSSchemes(_ url: String) async throws {
+        let error = await failure(session.request(url))
+        #expect(error?.kind == .unsupportedScheme)
+        #expect(error?.description.contains(url) == true)
+    }
+
+    @Test func crOrLFInHeaderIsRejected() async throws {
+        let server = try await Fixtures.server()
+        let value = await failure(session.request(server.url("/get"), headers: ["X-Evil": "a\r\nInjected: yes"]))
+        #expect(value?.kind == .invalidHeader)
+        let name = await failure(session.request(server.url("/get"), headers: ["X-Ev\nil": "a"]))
+        #expect(name?.kind == .invalidHeader)
+        #expect(server.requestCount(path: "/get") >= 0)
+    }
+
+    @Test func connectionRefused() async throws {
+        let port = try closedPort()
+        let error = await failure(session.request("http://127.0.0.1:\(port)/"))
+        #expect(error?.kind == .connectionRefused)
+        #expect(error?.curlCode == 7)
+        #expect(error?.url?.port == port)
+    }
+
+    @Test func unresolvableHost() async throws {
+        let error = await failure(session.request("http://no-such-host.invalid/"))
+        #expect(error?.kind == .hostNotFound)
+    }
+
+    @Test func connectTimeout() async throws {
+        let listener = try TestServer.makeUnacceptingListener()
+        defer { listener.close() }
+        var options = RequestOptions()
+        options.timeouts.connect = .milliseconds(300)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await failure(session.request("http://127.0.0.1:\(listener.port)/", options: options))
+        #expect(error?.kind == .connectTimeout)
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test func totalTimeout() async throws {
+        let server = try await Fixtures.server()
+        var options = RequestOptions()
+        options.timeouts.total = .milliseconds(400)
+        let error = await failure(session.request(server.url("/drip?bytes=100&duration=3000"), options: options))
+        #expect(error?.kind == .totalTimeout)
+    }
+
+    @Test func idleTimeout() async throws {
+        let server = try await Fixtures.server()
+        var options = RequestOptions()
+        options.timeouts.idle = .seconds(1)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await failure(session.request(server.url("/fault/never-answer"), options: options))
+        #expect(error?.kind == .idleTimeout)
+        #expect(clock.now - start < .seconds(5))
+        let stalled = await failure(session.request(server.url("/fault/stall-after-head?length=1000"), options: options))
+        #expect(stalled?.kind == .idleTimeout)
+    }
+
+    @Test func serverClosesMidBody() async throws {
+        let server = try await Fixtures.server()
+        let error = await failure(session.request(server.url("/fault/close-mid-body?length=1000&send=400")))
+        #expect(error?.kind == .connectionClosedMidBody)
+        #expect(error?.status == .ok)
+        #expect(error?.curlCode == 18)
+    }
+
+    @Test func malformedStatusLine() async throws {
+        let server = try await Fixtures.server()
+        let error = await failure(session.request(server.url("/fault/malformed-head")))
+        #expect(error?.kind == .malformedResponse)
+    }
+
+    @Test func hugeHeadersAreRejected() async throws {
+        let server = try await Fixtures.server()
+        let error = await failure(session.request(server.url("/fault/huge-headers?size=\(1 << 20)")))
+        #expect(error?.kind == .malformedResponse)
+    }
+
+    @Test func badContentEncodingIsAnError() async throws {
+        let server = try await Fixtures.server()
+        let error = await failure(session.request(server.url("/fault/bad-gzip")))
+        #expect(error?.kind == .malformedResponse)
+    }
+
+    @Test func bodyOverTheLimit() async throws {
+        let server = try await Fixtures.server()
+        var options = RequestOptions()
+        options.maximumBodySize = 1000
+        let declared = await failure(session.request(server.url("/bytes/5000"), options: options))
+        #expect(declared?.kind == .bodyTooLarge)
+        let chunked = await failure(session.request(server.url("/stream-bytes/5000?chunk=100"), options: options))
+        #expect(chunked?.kind == .bodyTooLarge)
+        let fits = try await session.request(server.url("/bytes/1000"), options: options).data()
+        #expect(fits.count == 1000)
+    }
+
+    @Test func decompressionBombIsStopped() async throws {
+        let server = try await Fixtures.server()
+        let before = Fixtures.residentBytes()
+        let error = await failure(session.request(server.url("/gzip-bomb?size=\(200 << 20)")))
+        #expect(error?.kind == .decompressionBomb)
+        #expect(Fixtures.residentBytes() - before < 64 << 20)
+    }
+
+    @Test func errorsCarryURLStatusAndBody() async throws {
+        let server = try await Fixtures.server()
+        do {
+            _ = try await session.request(server.url("/status/418")).validate().data()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.url == server.url("/status/418"))
+            #expect(error.status?.code == 418)
+            #expect(error.responseBody != nil)
+            #expect(error.description.contains("418"))
+        }
+    }
+
+    private func closedPort() throws -> Int {
+        // Bind a socket to get a free port, then close it: nothing listens there afterwards.
+        let listener = try TestServer.makeUnacceptingListener()
+        listener.close()
+        return listener.port
+    }
+}
