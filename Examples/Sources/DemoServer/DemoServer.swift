@@ -1,0 +1,115 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A tiny HTTP/1.1 server on a random loopback port, for the examples.
+///
+/// Routes: `GET /users/{id}` (JSON), `GET /files/{name}?size=N&rate=B` (N bytes, paced at about
+/// B bytes per second), `GET /drip?count=N` (N small chunks, 150 ms apart), and any other path
+/// echoes the method and body as JSON.
+public final class DemoServer: Sendable {
+    private let channel: any Channel
+    /// The port the server listens on.
+    public let port: Int
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    /// Starts the server on 127.0.0.1.
+    public static func start() async throws -> DemoServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(DemoHandler())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return DemoServer(channel: channel, port: channel.localAddress?.port ?? 0)
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Stops listening.
+    public func shutdown() async throws { try await channel.close() }
+}
+
+/// Answers one request at a time on a connection.
+private final class DemoHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            respond(to: head, context: context)
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let components = URLComponents(string: head.uri)
+        let path = components?.path ?? head.uri
+        let query = Dictionary(
+            (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        if path.hasPrefix("/users/") {
+            let id = Int(path.dropFirst("/users/".count)) ?? 0
+            send(#"{"id":\#(id),"name":"Ada Lovelace","email":"ada@example.com"}"#, type: "application/json", context: context)
+        } else if path.hasPrefix("/files/") {
+            let size = Int(query["size"] ?? "") ?? 8 << 20
+            let rate = Int(query["rate"] ?? "") ?? 8 << 20
+            let name = String(path.dropFirst("/files/".count))
+            var headers = HTTPHeaders([("Content-Length", "\(size)"), ("Content-Type", "application/octet-stream"),
+                                       ("Content-Disposition", "attachment; filename=\"\(name)\"")])
+            headers.add(name: "Connection", value: "keep-alive")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            pace(remaining: size, chunk: 64 << 10, interval: .milliseconds(Int64(max(1, (64 << 10) * 1000 / max(rate, 1)))), context: context)
+        } else if path == "/drip" {
+            let count = Int(query["count"] ?? "") ?? 5
+            let headers = HTTPHeaders([("Content-Length", "\(count * 16)"), ("Content-Type", "text/plain")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            pace(remaining: count * 16, chunk: 16, interval: .milliseconds(150), context: context)
+        } else {
+            let text = body.getString(at: body.readerIndex, length: body.readableBytes) ?? ""
+            let json = try? JSONSerialization.data(withJSONObject: ["method": head.method.rawValue, "path": path, "body": text])
+            send(String(decoding: json ?? Data(), as: UTF8.self), type: "application/json", context: context)
+        }
+    }
+
+    private func send(_ text: String, type: String, context: ChannelHandlerContext) {
+        let buffer = ByteBuffer(string: text)
+        let headers = HTTPHeaders([("Content-Length", "\(buffer.readableBytes)"), ("Content-Type", type)])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// Sends `remaining` bytes in chunks, one chunk per interval.
+    private func pace(remaining: Int, chunk: Int, interval: TimeAmount, context: ChannelHandlerContext) {
+        guard remaining > 0 else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let count = min(chunk, remaining)
+        let buffer = ByteBuffer(repeating: UInt8(ascii: "c"), count: count)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: interval) {
+            let (handler, context) = loopBound.value
+            handler.pace(remaining: remaining - count, chunk: chunk, interval: interval, context: context)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Curlew needs that are missing. Usage: install-deps.sh [--tests]
+set -euo pipefail
+
+packages=(libcurl4-openssl-dev libxml2-dev pkg-config)
+if [[ "${1:-}" == "--tests" ]]; then
+    # zlib and brotli encoders for the test server, nginx and openssl for TLS and HTTP/2 tests,
+    # the curl CLI for the cURL-command and smoke tests.
+    packages+=(zlib1g-dev libbrotli-dev nginx-light openssl curl)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+# nginx-light or nginx-full both provide /usr/sbin/nginx.
+if [[ " ${missing[*]-} " == *" nginx-light "* ]] && [[ -x /usr/sbin/nginx ]]; then
+    missing=("${missing[@]/nginx-light}")
+fi
+missing=(${missing[@]+"${missing[@]}"})
+
+if (( ${#missing[@]} > 0 )); then
+    echo "Installing missing packages: ${missing[*]}"
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
