@@ -52,8 +52,11 @@ public struct MultipartFormData: Sendable {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64
-        let hex = String(high, radix: 16) + "-" + String(low, radix: 16)
-        return "curlew-form-" + String(repeating: "0", count: max(0, 33 - hex.count)) + hex
+        func hex16(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return "curlew-form-" + hex16(high) + hex16(low)
     }
 
     /// `multipart/form-data; boundary=…`, the `Content-Type` of the body.

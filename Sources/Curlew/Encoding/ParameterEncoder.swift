@@ -10,10 +10,10 @@ public typealias Parameters = [String: any Sendable]
 /// The built-in encoders are reached through static factories:
 ///
 /// ```swift
-/// try ParameterEncoder.json.encode(newUser, into: &request)   // or, at a call site:
 /// session.request(url, method: .post, parameters: newUser, encoder: .json)
 /// session.request(url, parameters: ["q": "curl"], encoder: .urlEncodedForm)
 /// session.request(url, method: .post, parameters: query, encoder: .urlEncodedForm(destination: .queryString))
+/// try JSONParameterEncoder().encode(newUser, into: &request)  // on an OutgoingRequest
 /// ```
 ///
 /// Write your own by conforming a type. By convention an encoder sets `Content-Type` only

@@ -60,8 +60,10 @@ final class CurlLoop: Sendable {
     private func enqueue(_ command: Command) -> Bool {
         queue.withLock { queue in
             guard !queue.isShutDown else { return false }
+            // A non-empty queue already has a wakeup pending: the loop drains it whole.
+            let needsWakeup = queue.commands.isEmpty
             queue.commands.append(command)
-            curl_multi_wakeup(wakeHandle.pointer)
+            if needsWakeup { curl_multi_wakeup(wakeHandle.pointer) }
             return true
         }
     }

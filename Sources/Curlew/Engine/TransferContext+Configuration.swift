@@ -127,6 +127,13 @@ extension TransferContext {
         var fields = request.headerFields
         if fields[.userAgent] == nil { fields[.userAgent] = settings.userAgent }
         for field in settings.defaultHeaders where fields[field.name] == nil { fields.append(field) }
+        if let jar = settings.cookieJar,
+            let stored = jar.cookieHeader(for: request.url, siteForCookies: firstURL, method: request.method)
+        {
+            // The request's own cookies first, then the jar's, in one field (RFC 6265 §5.4).
+            let own = fields[values: .cookie]
+            fields[.cookie] = (own + [stored]).joined(separator: "; ")
+        }
         if request.body != nil {
             // No `Expect: 100-continue` round trip, and no form Content-Type unless asked for.
             if fields[.expect] == nil { append("Expect:") }

@@ -11,6 +11,8 @@ import HTTPTypes
 final class TransferContext: @unchecked Sendable {
     // Safe: confined as described above; see the type's documentation.
     var request: OutgoingRequest
+    /// The URL of the first hop: the site cookies are judged against (SameSite).
+    let firstURL: URL
     let mode: Transfer.Mode
     let settings: TransferSettings
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -49,6 +51,7 @@ final class TransferContext: @unchecked Sendable {
 
     init(request: OutgoingRequest, mode: Transfer.Mode, settings: TransferSettings) {
         self.request = request
+        firstURL = request.url
         self.mode = mode
         self.settings = settings
         errorBuffer = .allocate(capacity: Int(curlew_CURL_ERROR_SIZE) + 1)
@@ -144,6 +147,8 @@ final class TransferContext: @unchecked Sendable {
         }
         let head = HTTPResponse(
             status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
+        // Every hop's cookies are stored before the next hop is configured.
+        settings.cookieJar?.storeCookies(from: head, for: request.url)
         if let location = fields[.location], RedirectRules.isRedirect(statusCode) {
             switch decideRedirect(head: head, location: location) {
             case .follow(let next, let hop):

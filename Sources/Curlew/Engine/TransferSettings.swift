@@ -15,6 +15,8 @@ struct TransferSettings: Sendable {
     var streamBufferSize: Int
     /// Whether progress events are wanted (someone listens to `events`).
     var reportsProgress: Bool
+    /// Where cookies are read from and stored at each hop; nil when cookies are off.
+    var cookieJar: CookieJar?
 
     init(configuration: SessionConfiguration, options: RequestOptions, reportsProgress: Bool) {
         timeouts = options.timeouts.merged(over: configuration.timeouts)
@@ -29,5 +31,6 @@ struct TransferSettings: Sendable {
         progressInterval = configuration.progressInterval
         streamBufferSize = configuration.streamBufferSize
         self.reportsProgress = reportsProgress
+        cookieJar = configuration.cookieJar
     }
 }

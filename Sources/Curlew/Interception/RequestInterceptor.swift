@@ -1,26 +1,56 @@
 import Foundation
 
 /// Changes a request before each attempt, for example to add a token.
+///
+/// Adapters run again before every attempt, so a retried request picks up a refreshed
+/// credential. They run in order — the session's first, then the request's own — and the
+/// first one that throws stops the chain and fails the attempt.
 public protocol RequestAdapter: Sendable {
     /// Returns the request to send. Throwing stops the chain and fails the attempt.
     func adapt(_ request: OutgoingRequest, for session: Session) async throws -> OutgoingRequest
 }
 
 /// Decides whether a failed attempt is tried again.
+///
+/// Retriers are consulted once per failed attempt: after a transport error, a failed adapter,
+/// a response interceptor that threw, a validation failure, or a serializer failure. They run
+/// in order until one decides (returns anything but ``RetryResult/doNotRetry``).
 public protocol RequestRetrier: Sendable {
-    /// Called once per failed attempt (transport error, validation failure).
+    /// Called once per failed attempt.
     /// - Parameters:
+    ///   - request: the request as the adapters made it for the failed attempt (before redirects).
+    ///   - error: why the attempt failed.
     ///   - attempt: the attempt that failed, from 1.
     func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
         -> RetryResult
+
+    /// Called once per failed attempt, with timing details; by default it calls
+    /// ``retry(_:for:dueTo:attempt:)``. Implement this one when the decision needs the time
+    /// spent so far, as ``RetryPolicy``'s deadline does.
+    func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext) async
+        -> RetryResult
+}
+
+extension RequestRetrier {
+    /// Calls ``retry(_:for:dueTo:attempt:)`` with the context's attempt.
+    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext)
+        async -> RetryResult
+    {
+        await retry(request, for: session, dueTo: error, attempt: context.attempt)
+    }
 }
 
 /// Both an adapter and a retrier; each side defaults to doing nothing.
+///
+/// A session's interceptors run before a request's own (`request.intercept(with:)`). An
+/// interceptor that also conforms to ``ResponseInterceptor`` sees every raw response too.
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
 extension RequestInterceptor {
+    /// Returns the request unchanged.
     public func adapt(_ request: OutgoingRequest, for session: Session) async throws -> OutgoingRequest { request }
 
+    /// Does not retry.
     public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
         -> RetryResult
     { .doNotRetry }
@@ -30,10 +60,13 @@ extension RequestInterceptor {
 public enum RetryResult: Sendable {
     /// Try again now.
     case retry
-    /// Try again after a delay.
+    /// Try again after a delay. The wait is cancellable: cancelling the request or its task
+    /// ends it at once.
     case retryWithDelay(Duration)
-    /// Give up with the original error.
+    /// No decision: the next retrier is asked; when none decides, the request fails with the
+    /// original error.
     case doNotRetry
-    /// Give up with this error instead.
+    /// Give up with this error instead (a ``CurlewError`` is used as is; anything else is
+    /// wrapped in a ``CurlewError/Kind/retryLimitExceeded`` error).
     case doNotRetryWithError(any Error & Sendable)
 }

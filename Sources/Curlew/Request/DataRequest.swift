@@ -10,8 +10,8 @@ import HTTPTypes
 public final class DataRequest: Sendable {
     let core: RequestCore
 
-    init(session: Session, build: Result<OutgoingRequest, CurlewError>) {
-        core = RequestCore(session: session, build: build, mode: .collect)
+    init(session: Session, build: Result<OutgoingRequest, CurlewError>, usesSessionInterceptors: Bool = true) {
+        core = RequestCore(session: session, build: build, mode: .collect, usesSessionInterceptors: usesSessionInterceptors)
     }
 
     // MARK: Validation and interception
@@ -58,24 +58,50 @@ public final class DataRequest: Sendable {
     /// The response with the raw body.
     public var response: Response<Data> {
         get async throws(CurlewError) {
-            let completed = try await core.completed()
-            let outcome = completed.outcome
-            return Response(
-                request: outcome.request, url: outcome.url, head: outcome.head, value: outcome.body,
-                metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
+            Self.response(from: try await core.completed())
         }
     }
 
     /// The response with a value made by `serializer`.
+    ///
+    /// When the serializer fails, the retriers are consulted (once per attempt, however many
+    /// serializers fail); if one says so, the request runs again and the new response is
+    /// serialized.
     public func serialized<S: ResponseSerializer>(by serializer: S) async throws(CurlewError) -> Response<S.Output> {
-        let raw = try await response
+        let result = await serialize(by: serializer)
+        if let monitor = core.monitor { monitor.monitor.request(monitor.id, didSerialize: result) }
+        return try result.get()
+    }
+
+    private func serialize<S: ResponseSerializer>(by serializer: S) async -> Result<Response<S.Output>, CurlewError> {
+        var completed: RequestCore.Completed
         do {
-            return try raw.map { _ in try serializer.serialize(raw) }
-        } catch let error as CurlewError {
-            throw error
+            completed = try await core.completed()
         } catch {
-            throw raw.error(.serializationFailed, "\(S.self) failed: \(error)", underlying: error)
+            return .failure(error)
         }
+        while true {
+            let raw = Self.response(from: completed)
+            let failure: CurlewError
+            do {
+                return .success(try raw.map { _ in try serializer.serialize(raw) })
+            } catch let error as CurlewError {
+                failure = error
+            } catch {
+                failure = raw.error(.serializationFailed, "\(S.self) failed: \(error)", underlying: error)
+            }
+            switch await core.recover(fromSerializationFailure: failure, of: completed) {
+            case .serializeAgain(let newer): completed = newer
+            case .fail(let error): return .failure(error)
+            }
+        }
+    }
+
+    private static func response(from completed: RequestCore.Completed) -> Response<Data> {
+        let outcome = completed.outcome
+        return Response(
+            request: outcome.request, url: outcome.url, head: outcome.head, value: outcome.body,
+            metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
     }
 
     /// The body.

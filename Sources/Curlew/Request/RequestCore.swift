@@ -3,12 +3,25 @@ import HTTPTypes
 import Synchronization
 
 /// The machinery shared by data and download requests: lazy start, one shared pipeline run
-/// for any number of consumers, adapters, validation, retries, cancellation and events.
+/// for any number of consumers, adapters, response interceptors, validation, retries (also
+/// after serializer failures), cancellation, events and event monitors.
 final class RequestCore: Sendable {
     /// A finished pipeline run: the outcome of the last attempt and how many attempts it took.
     struct Completed: Sendable {
         var outcome: TransferOutcome
         var attempts: Int
+        /// The last attempt's request as the adapters made it (before redirects).
+        var request: OutgoingRequest
+        /// When the last attempt started.
+        var attemptStart: ContinuousClock.Instant
+    }
+
+    /// What a consumer does after its serializer failed.
+    enum SerializationRecovery: Sendable {
+        /// The request was tried again: serialize this newer result.
+        case serializeAgain(Completed)
+        /// Give up with this error.
+        case fail(CurlewError)
     }
 
     private enum Phase {
@@ -24,18 +37,30 @@ final class RequestCore: Sendable {
         var interceptors: [any RequestInterceptor] = []
         var transfer: Transfer?
         var cancelReason: CurlewError?
+        /// The wait before a retry, so that `cancel()` ends it at once.
+        var retryDelay: Task<Void, any Error>?
+        var firstAttemptStart: ContinuousClock.Instant?
+        /// The last attempt whose serializer failure was shown to the retriers.
+        var consultedAttempt = 0
     }
 
     let session: Session
     let build: Result<OutgoingRequest, CurlewError>
     let mode: Transfer.Mode
     let events = EventSink()
+    /// The session's event monitors with this request's identifier; nil when there are none.
+    let monitor: RequestMonitor?
+    /// False for requests an interceptor makes itself, which skip the session's interceptors.
+    let usesSessionInterceptors: Bool
     private let state = Mutex(State())
 
-    init(session: Session, build: Result<OutgoingRequest, CurlewError>, mode: Transfer.Mode) {
+    init(session: Session, build: Result<OutgoingRequest, CurlewError>, mode: Transfer.Mode, usesSessionInterceptors: Bool = true) {
         self.session = session
         self.build = build
         self.mode = mode
+        self.usesSessionInterceptors = usesSessionInterceptors
+        monitor = RequestMonitor(session.configuration.eventMonitors)
+        if let monitor { monitor.monitor.requestCreated(monitor.id, request: try? build.get()) }
     }
 
     var url: URL? { try? build.get().url }
@@ -65,48 +90,11 @@ final class RequestCore: Sendable {
         }
         switch role {
         case .drive:
-            let result = await withTaskCancellationHandler {
-                await runPipeline()
-            } onCancel: {
-                cancel(.taskCancelled, "the task awaiting the request was cancelled")
-            }
-            let waiters = state.withLock { state -> [CheckedContinuation<Completed, any Error>] in
-                defer { state.phase = .done(result) }
-                if case .running(let waiters) = state.phase { return waiters }
-                return []
-            }
-            for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
-            switch result {
-            case .success(let completed):
-                events.emit(.completed(TransferCompletion(completed.outcome)))
-                events.finish(throwing: nil)
-            case .failure(let error):
-                events.finish(throwing: error)
-            }
+            let result = await driving { await self.runPipeline(firstAttempt: 1) }
+            publish(result, emittingEvents: true)
             return try result.get()
         case .wait:
-            do {
-                return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Completed, any Error>) in
-                        let ready = state.withLock { state -> Result<Completed, CurlewError>? in
-                            switch state.phase {
-                            case .running(var waiters):
-                                waiters.append(continuation)
-                                state.phase = .running(waiters: waiters)
-                                return nil
-                            case .done(let result): return result
-                            case .idle, .streaming:
-                                return .failure(CurlewError(.streamAlreadyConsumed, "internal: unexpected request phase", url: url))
-                            }
-                        }
-                        if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
-                    }
-                } onCancel: {
-                    cancel(.taskCancelled, "the task awaiting the request was cancelled")
-                }
-            } catch {
-                throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: url)
-            }
+            return try await waitForRun()
         case .done(let result):
             return try result.get()
         case .conflict:
@@ -116,21 +104,144 @@ final class RequestCore: Sendable {
         }
     }
 
-    private func runPipeline() async -> Result<Completed, CurlewError> {
+    /// After a serializer failed on `failed`, shows the failure to the retriers — once per
+    /// attempt, however many serializers fail — and runs the request again if one says so.
+    func recover(fromSerializationFailure error: CurlewError, of failed: Completed) async -> SerializationRecovery {
+        while true {
+            enum Role { case drive, wait, recovered(SerializationRecovery) }
+            let role = state.withLock { state -> Role in
+                switch state.phase {
+                case .running: return .wait
+                case .done(.success(let current)) where current.attempts > failed.attempts:
+                    return .recovered(.serializeAgain(current))
+                case .done(.failure(let newer)):
+                    return .recovered(.fail(newer))
+                case .done(.success):
+                    guard state.consultedAttempt < failed.attempts else { return .recovered(.fail(error)) }
+                    state.consultedAttempt = failed.attempts
+                    state.phase = .running(waiters: [])
+                    return .drive
+                case .idle, .streaming:
+                    return .recovered(.fail(error))
+                }
+            }
+            switch role {
+            case .recovered(let recovery):
+                return recovery
+            case .wait:
+                _ = try? await waitForRun()
+            case .drive:
+                var recovery = SerializationRecovery.fail(error)
+                let result = await driving { () async -> Result<Completed, CurlewError> in
+                    let chain = self.chain()
+                    if let final = await self.retryOrStop(
+                        after: error, request: failed.request, attempt: failed.attempts,
+                        attemptStart: failed.attemptStart, chain: chain)
+                    {
+                        recovery = .fail(final)
+                        return .success(failed)
+                    }
+                    let rerun = await self.runPipeline(firstAttempt: failed.attempts + 1)
+                    switch rerun {
+                    case .success(let newer): recovery = .serializeAgain(newer)
+                    case .failure(let newer): recovery = .fail(newer)
+                    }
+                    return rerun
+                }
+                publish(result, emittingEvents: false)
+                return recovery
+            }
+        }
+    }
+
+    /// Runs `work` as the driver of the shared run: cancelling the driving task cancels the request.
+    private func driving(
+        _ work: () async -> Result<Completed, CurlewError>
+    ) async -> Result<Completed, CurlewError> {
+        await withTaskCancellationHandler {
+            await work()
+        } onCancel: {
+            cancel(.taskCancelled, "the task awaiting the request was cancelled")
+        }
+    }
+
+    /// Ends a run: records the result and resumes the consumers that waited for it.
+    private func publish(_ result: Result<Completed, CurlewError>, emittingEvents: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Completed, any Error>] in
+            defer { state.phase = .done(result) }
+            if case .running(let waiters) = state.phase { return waiters }
+            return []
+        }
+        for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
+        guard emittingEvents else { return }
+        switch result {
+        case .success(let completed):
+            events.emit(.completed(TransferCompletion(completed.outcome)))
+            events.finish(throwing: nil)
+        case .failure(let error):
+            events.finish(throwing: error)
+        }
+    }
+
+    /// Waits for the run in progress, driven by another consumer.
+    private func waitForRun() async throws(CurlewError) -> Completed {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Completed, any Error>) in
+                    let ready = state.withLock { state -> Result<Completed, CurlewError>? in
+                        switch state.phase {
+                        case .running(var waiters):
+                            waiters.append(continuation)
+                            state.phase = .running(waiters: waiters)
+                            return nil
+                        case .done(let result): return result
+                        case .idle, .streaming:
+                            return .failure(CurlewError(.streamAlreadyConsumed, "internal: unexpected request phase", url: url))
+                        }
+                    }
+                    if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
+                }
+            } onCancel: {
+                cancel(.taskCancelled, "the task awaiting the request was cancelled")
+            }
+        } catch {
+            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: url)
+        }
+    }
+
+    // MARK: The pipeline
+
+    private func chain() -> InterceptorChain {
+        let own = state.withLock { $0.interceptors }
+        return InterceptorChain(usesSessionInterceptors ? session.interceptors + own : own)
+    }
+
+    /// Adapt, transfer, intercept the response, validate; on failure ask the retriers, and
+    /// go round again when one says so. Attempts are numbered from `firstAttempt`.
+    private func runPipeline(firstAttempt: Int) async -> Result<Completed, CurlewError> {
         let base: OutgoingRequest
         switch build {
         case .success(let request): base = request
-        case .failure(let error): return .failure(error)
+        case .failure(let error):
+            monitor.map { $0.monitor.request($0.id, didFinish: nil, with: .failure(error), attempts: 0) }
+            return .failure(error)
         }
-        let (validations, own) = state.withLock { ($0.validations, $0.interceptors) }
-        let interceptors = session.interceptors + own
-        var attempt = 0
+        let validations = state.withLock { state in
+            if state.firstAttemptStart == nil { state.firstAttemptStart = .now }
+            return state.validations
+        }
+        let chain = chain()
+        var attempt = firstAttempt - 1
         while true {
             attempt += 1
+            let attemptStart = ContinuousClock.now
             var request = base
-            let error: CurlewError
             do {
-                request = try await adapt(base, with: interceptors)
+                request = try await chain.adapt(base, for: session)
+                if let monitor {
+                    monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: attempt)
+                    monitor.monitor.request(monitor.id, didStart: request, attempt: attempt)
+                }
                 let transfer = Transfer(
                     request: request, mode: mode,
                     settings: TransferSettings(
@@ -138,61 +249,103 @@ final class RequestCore: Sendable {
                         reportsProgress: events.hasListeners),
                     events: events, loop: session.loop)
                 try register(transfer)
-                let outcome = try await transfer.outcome()
+                var outcome = try await outcome(of: transfer, request: request, attempt: attempt)
+                monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
+                outcome = try await chain.intercept(outcome, for: session, attempts: attempt)
                 try validate(outcome, with: validations)
-                return .success(Completed(outcome: outcome, attempts: attempt))
-            } catch let failure {
-                error = failure
-            }
-            if isFinal(error) || interceptors.isEmpty { return .failure(error) }
-            if let body = request.body, !body.isReplayable {
-                return .failure(error)
-            }
-            switch await retryDecision(for: request, error: error, attempt: attempt, retriers: interceptors) {
-            case .retry:
-                continue
-            case .retryWithDelay(let delay):
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    return .failure(CurlewError(.taskCancelled, "cancelled while waiting to retry", url: request.url))
+                monitor.map {
+                    $0.monitor.request($0.id, didFinish: request, with: .success(TransferCompletion(outcome)), attempts: attempt)
                 }
-                if let reason = state.withLock({ $0.cancelReason }) { return .failure(reason) }
-            case .doNotRetry:
-                return .failure(error)
-            case .doNotRetryWithError(let replacement):
-                return .failure(
-                    replacement as? CurlewError
-                        ?? CurlewError(.retryLimitExceeded, "\(replacement)", url: request.url, underlying: replacement))
-            }
-        }
-    }
-
-    private func adapt(_ request: OutgoingRequest, with interceptors: [any RequestInterceptor]) async throws(CurlewError)
-        -> OutgoingRequest
-    {
-        var adapted = request
-        for interceptor in interceptors {
-            do {
-                adapted = try await interceptor.adapt(adapted, for: session)
-            } catch let error as CurlewError {
-                throw error
+                return .success(Completed(outcome: outcome, attempts: attempt, request: request, attemptStart: attemptStart))
             } catch {
-                throw CurlewError(.invalidRequest, "an adapter failed: \(error)", url: adapted.url, underlying: error)
+                if let final = await retryOrStop(
+                    after: error, request: request, attempt: attempt, attemptStart: attemptStart, chain: chain)
+                {
+                    monitor.map { $0.monitor.request($0.id, didFinish: request, with: .failure(final), attempts: attempt) }
+                    return .failure(final)
+                }
             }
         }
-        return try RequestBuilder.validate(adapted).get()
     }
 
-    private func retryDecision(
-        for request: OutgoingRequest, error: CurlewError, attempt: Int, retriers: [any RequestInterceptor]
-    ) async -> RetryResult {
-        for retrier in retriers {
-            let decision = await retrier.retry(request, for: session, dueTo: error, attempt: attempt)
-            if case .doNotRetry = decision { continue }
-            return decision
+    /// Waits for a transfer's outcome; with monitors, also reports its head as soon as it arrives.
+    private func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int) async throws(CurlewError)
+        -> TransferOutcome
+    {
+        guard let monitor else { return try await transfer.outcome() }
+        async let watched: Void = Self.reportHead(of: transfer, to: monitor, request: request, attempt: attempt)
+        do {
+            let outcome = try await transfer.outcome()
+            await watched
+            return outcome
+        } catch {
+            await watched
+            throw error
         }
-        return .doNotRetry
+    }
+
+    private static func reportHead(of transfer: Transfer, to monitor: RequestMonitor, request: OutgoingRequest, attempt: Int) async {
+        if let head = try? await transfer.head() {
+            monitor.monitor.request(monitor.id, didReceive: head, for: request, attempt: attempt)
+        }
+    }
+
+    /// Shows a failed attempt to the retriers (once). Returns nil to try again — after the
+    /// delay a retrier asked for — or the error to fail with.
+    private func retryOrStop(
+        after error: CurlewError, request: OutgoingRequest, attempt: Int, attemptStart: ContinuousClock.Instant,
+        chain: InterceptorChain
+    ) async -> CurlewError? {
+        if isFinal(error) || chain.isEmpty { return error }
+        let firstStart = state.withLock { $0.firstAttemptStart } ?? attemptStart
+        let context = RetryContext(attempt: attempt, firstAttemptStart: firstStart, attemptStart: attemptStart)
+        let delay: Duration
+        switch await chain.decide(request, for: session, dueTo: error, context: context) {
+        case .doNotRetry:
+            return error
+        case .doNotRetryWithError(let replacement):
+            return replacement as? CurlewError
+                ?? CurlewError(.retryLimitExceeded, "\(replacement)", url: request.url, underlying: replacement)
+        case .retry:
+            delay = .zero
+        case .retryWithDelay(let wait):
+            delay = max(.zero, wait)
+        }
+        if let body = request.body, !body.isReplayable {
+            return CurlewError(
+                .bodyNotReplayable,
+                "a retrier asked to try again after '\(error.kind): \(error.message)', but the body is a one-shot stream that cannot be sent twice; build it with RequestBody.stream(length:_:) and a factory to allow retries",
+                url: request.url, responseHead: error.responseHead, responseBody: error.responseBody, underlying: error)
+        }
+        monitor.map { $0.monitor.request($0.id, willRetry: request, after: error, attempt: attempt, delay: delay) }
+        if delay > .zero, let stopped = await sleep(for: delay, url: request.url) { return stopped }
+        return state.withLock { $0.cancelReason }
+    }
+
+    /// Waits before a retry; `cancel()` and task cancellation end the wait at once. Returns
+    /// the error to fail with when the wait was cut short.
+    private func sleep(for delay: Duration, url: URL) async -> CurlewError? {
+        let sleeper = Task { try await Task.sleep(for: delay) }
+        let cancelled = state.withLock { state -> CurlewError? in
+            if let reason = state.cancelReason { return reason }
+            state.retryDelay = sleeper
+            return nil
+        }
+        if let cancelled {
+            sleeper.cancel()
+            return cancelled
+        }
+        let slept = await withTaskCancellationHandler {
+            (try? await sleeper.value) != nil
+        } onCancel: {
+            sleeper.cancel()
+        }
+        let reason = state.withLock { state -> CurlewError? in
+            state.retryDelay = nil
+            return state.cancelReason
+        }
+        if let reason { return reason }
+        return slept ? nil : CurlewError(.taskCancelled, "cancelled while waiting to retry", url: url)
     }
 
     private func isFinal(_ error: CurlewError) -> Bool {
@@ -240,14 +393,19 @@ final class RequestCore: Sendable {
             throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
         }
         let base = try build.get()
-        let (validations, own) = state.withLock { ($0.validations, $0.interceptors) }
-        let request = try await adapt(base, with: session.interceptors + own)
+        let validations = state.withLock { $0.validations }
+        let request = try await chain().adapt(base, for: session)
+        if let monitor {
+            monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)
+            monitor.monitor.request(monitor.id, didStart: request, attempt: 1)
+        }
         let transfer = Transfer(
             request: request, mode: .stream,
             settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
             events: events, loop: session.loop)
         try register(transfer)
         let head = try await transfer.head()
+        monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
         for validation in validations {
             do {
                 try validation(request, head, nil)
@@ -262,14 +420,16 @@ final class RequestCore: Sendable {
 
     // MARK: Cancelling and events
 
-    /// Cancels the request and its current transfer; remembered if it has not started yet.
+    /// Cancels the request, its current transfer and any wait before a retry; remembered if
+    /// it has not started yet.
     func cancel(_ kind: CurlewError.Kind, _ message: String) {
         let reason = CurlewError(kind, message, url: url)
-        let transfer = state.withLock { state -> Transfer? in
+        let (transfer, sleeper) = state.withLock { state -> (Transfer?, Task<Void, any Error>?) in
             if state.cancelReason == nil { state.cancelReason = reason }
-            return state.transfer
+            return (state.transfer, state.retryDelay)
         }
         transfer?.cancel(kind, message)
+        sleeper?.cancel()
     }
 
     /// A new stream of this request's events; starts the request when it has not started.

@@ -36,6 +36,12 @@ public struct SessionConfiguration: Sendable {
     public var streamBufferSize = 1 << 20
     /// Where Curlew logs; nothing is logged when nil.
     public var logger: Logger?
+    /// The cookie store: cookies are sent and stored at every redirect hop. Nil (the default)
+    /// disables cookies. One jar may be shared by several sessions.
+    public var cookieJar: CookieJar?
+    /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
+    /// the order they are called.
+    public var eventMonitors: [any EventMonitor] = []
 
     /// The defaults.
     public init() {}
