@@ -1,0 +1,95 @@
+import Foundation
+
+/// The `nginx.conf` text for ``NginxServer``: one HTTPS + HTTP/2 server block, and optionally a
+/// plain HTTP/1.1 one, both serving the same document root and fixed locations.
+struct NginxConfiguration {
+    /// An exact path answered with the contents of a file.
+    struct FixedLocation {
+        var location: String
+        var file: String
+        var contentType: String
+    }
+
+    var prefix: URL
+    var root: URL
+    var port: Int
+    var plainPort: Int?
+    var certificates: TestCertificates
+    var fixedLocations: [FixedLocation]
+
+    /// Whether `path` can be written inside a quoted nginx string as is.
+    static func isSafe(path: String) -> Bool {
+        !path.contains { "\"$\\\n\r{};".contains($0) }
+    }
+
+    /// The configuration file's text. Every path nginx writes to is inside the prefix.
+    var text: String {
+        let p = prefix.path
+        let locations = serverLocations
+        var result = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid "\(p)/nginx.pid";
+            error_log "\(p)/logs/error.log" warn;
+            events {
+                worker_connections 4096;
+            }
+            http {
+                access_log off;
+                client_body_temp_path "\(p)/tmp/body";
+                proxy_temp_path "\(p)/tmp/proxy";
+                fastcgi_temp_path "\(p)/tmp/fastcgi";
+                uwsgi_temp_path "\(p)/tmp/uwsgi";
+                scgi_temp_path "\(p)/tmp/scgi";
+                types {
+                    text/html html htm;
+                    text/plain txt;
+                    application/json json;
+                    application/xml xml;
+                }
+                default_type application/octet-stream;
+                sendfile on;
+                tcp_nopush on;
+                tcp_nodelay on;
+                keepalive_timeout 65s;
+                keepalive_requests 1000000;
+                client_max_body_size 0;
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    server_name localhost;
+                    ssl_certificate "\(certificates.certificateChainPath)";
+                    ssl_certificate_key "\(certificates.privateKeyPath)";
+                    ssl_protocols TLSv1.2 TLSv1.3;
+                    ssl_session_cache shared:curlew:1m;
+            \(locations)
+                }
+
+            """
+        if let plainPort {
+            result += """
+                    server {
+                        listen 127.0.0.1:\(plainPort);
+                        server_name localhost;
+                \(locations)
+                    }
+
+                """
+        }
+        result += "}\n"
+        return result
+    }
+
+    /// The root and locations shared by both server blocks.
+    private var serverLocations: String {
+        var lines = [
+            "        root \"\(root.path)\";",
+            "        location = /no-content { return 204; }",
+        ]
+        for fixed in fixedLocations {
+            lines.append(
+                "        location = \(fixed.location) { default_type \(fixed.contentType); alias \"\(fixed.file)\"; }")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
