@@ -69,7 +69,7 @@ enum Router {
             return EchoRoutes.upload(request, allocator: allocator)
         case "content-type", "charset", "xml":
             return EchoRoutes.content(request, segments: segments, allocator: allocator)
-        case "bytes", "stream-bytes", "drip", "gzip-bomb", "json-lines", "sse":
+        case "bytes", "stream-bytes", "drip", "gzip-bomb", "json-lines", "xml-records", "sse":
             return StreamingRoutes.respond(request, segments: segments, allocator: allocator)
         case "redirect", "relative-redirect", "absolute-redirect", "redirect-to", "redirect-loop":
             return RedirectRoutes.respond(request, segments: segments, allocator: allocator)

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 
 /// Routes whose bodies are produced piece by piece, never held whole in memory:
-/// `/bytes`, `/stream-bytes`, `/drip`, `/gzip-bomb`, `/json-lines`, `/sse`.
+/// `/bytes`, `/stream-bytes`, `/drip`, `/gzip-bomb`, `/json-lines`, `/xml-records`, `/sse`.
 enum StreamingRoutes {
     /// Size of the pieces `/bytes` and `/gzip-bomb` produce.
     static let pieceSize = 64 * 1024
@@ -21,6 +21,8 @@ enum StreamingRoutes {
             return gzipBomb(request, allocator: allocator)
         case "json-lines":
             return jsonLines(request, allocator: allocator)
+        case "xml-records":
+            return xmlRecords(request, allocator: allocator)
         default:
             return serverSentEvents(request, allocator: allocator)
         }
@@ -135,6 +137,39 @@ enum StreamingRoutes {
             }
             var buffer = allocator.buffer(string: text)
             if split, buffer.readableBytes > 1, let first = buffer.readSlice(length: buffer.readableBytes / 2) {
+                steps.append(.body(first))
+            }
+            steps.append(.body(buffer))
+            return steps
+        }
+    }
+
+    /// `/xml-records?count=N&batch=K`: `<items><item id="i"><name>item-i</name></item>…</items>`,
+    /// K records per chunk (default 64), each chunk cut in two mid-record.
+    private static func xmlRecords(_ request: ReceivedRequest, allocator: ByteBufferAllocator) -> ResponseScript {
+        let count = request.queryInt("count", default: 10)
+        let batch = max(1, request.queryInt("batch", default: 64))
+        var nextID = -1
+        let headers = [("Content-Type", "application/xml; charset=utf-8")]
+        return Reply.chunked(request, headers: headers, allocator: allocator) {
+            if nextID < 0 {
+                nextID = 0
+                return [.body(allocator.buffer(string: "<?xml version=\"1.0\"?>\n<items>"))]
+            }
+            guard nextID <= count else { return nil }
+            if nextID == count {
+                nextID += 1
+                return [.body(allocator.buffer(string: "</items>\n"))]
+            }
+            var text = ""
+            let end = min(count, nextID + batch)
+            while nextID < end {
+                text += "<item id=\"\(nextID)\"><name>item-\(nextID)</name></item>"
+                nextID += 1
+            }
+            var buffer = allocator.buffer(string: text)
+            var steps: [ResponseStep] = []
+            if buffer.readableBytes > 1, let first = buffer.readSlice(length: buffer.readableBytes / 2) {
                 steps.append(.body(first))
             }
             steps.append(.body(buffer))

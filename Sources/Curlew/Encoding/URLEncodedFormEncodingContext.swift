@@ -23,14 +23,7 @@ struct URLEncodedFormEncodingContext {
             node.set(.string(scalar))
             return
         }
-        if let date = value as? Date, case .deferredToDate = options.dateEncoding {
-            try date.encode(to: URLEncodedFormValueEncoder(node: node, context: self, codingPath: codingPath))
-            return
-        }
-        if let data = value as? Data, case .deferredToData = options.dataEncoding {
-            try data.encode(to: URLEncodedFormValueEncoder(node: node, context: self, codingPath: codingPath))
-            return
-        }
+        // Everything else, `Date` and `Data` with the deferred strategies included, encodes itself.
         try value.encode(to: URLEncodedFormValueEncoder(node: node, context: self, codingPath: codingPath))
     }
 

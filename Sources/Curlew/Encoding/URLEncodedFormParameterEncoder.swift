@@ -64,6 +64,15 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         }
     }
 
+    /// Runs `body`, filling in the URL of a ``CurlewError`` it throws.
+    private func withURL<T>(_ url: URL, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CurlewError {
+            throw error.adding(url: url)
+        }
+    }
+
     /// `url` with `query` (already percent-encoded) appended to its query.
     static func appendingQuery(_ query: String, to url: URL) throws(CurlewError) -> URL {
         guard !query.isEmpty else { return url }
@@ -79,14 +88,5 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
             throw CurlewError(.invalidURL, "adding the query '\(query)' gives an invalid URL", url: url)
         }
         return result
-    }
-}
-
-/// Runs `body`, filling in the URL of a ``CurlewError`` it throws.
-func withURL<T>(_ url: URL, _ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as CurlewError {
-        throw error.adding(url: url)
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+
+extension Session {
+    /// A request whose `Encodable` parameters are written by `encoder` into the query or the body.
+    ///
+    /// ```swift
+    /// let user = try await session.request(url, method: .post, parameters: NewUser(name: "Ann"), encoder: .json)
+    ///     .validate().decode(User.self)
+    /// ```
+    ///
+    /// An encoding failure does not throw here: the request fails with it when consumed.
+    public nonisolated func request<P: Encodable & Sendable>(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: P,
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        options: RequestOptions = RequestOptions()
+    ) -> DataRequest {
+        encoded(url: url, method: method, headers: headers, options: options) { request in
+            try encoder.encode(parameters, into: &request)
+        }
+    }
+
+    /// A request with untyped parameters (`["q": "curl", "page": 2]`), written by `encoder`.
+    public nonisolated func request(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: Parameters,
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        options: RequestOptions = RequestOptions()
+    ) -> DataRequest {
+        encoded(url: url, method: method, headers: headers, options: options) { request in
+            try encoder.encode(parameters, into: &request)
+        }
+    }
+
+    /// A request with several parameter sets at once, for example URL parameters in the query
+    /// and JSON in the body; see ``RequestParameters`` for the merge rules.
+    public nonisolated func request(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameterSets: RequestParameters,
+        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+    ) -> DataRequest {
+        encoded(url: url, method: method, headers: headers, options: options) { request in
+            try parameterSets.encode(into: &request)
+        }
+    }
+
+    /// A multipart/form-data upload. Small forms are encoded in memory; large ones stream from
+    /// their files and streams, so a 2 GiB file is never held in memory.
+    public nonisolated func upload(
+        multipartFormData form: MultipartFormData, to url: some URLConvertible, method: HTTPRequest.Method = .post,
+        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+    ) -> DataRequest {
+        encoded(url: url, method: method, headers: headers, options: options) { request in
+            try form.encode(into: &request)
+        }
+    }
+
+    private nonisolated func encoded(
+        url: some URLConvertible, method: HTTPRequest.Method, headers: HTTPFields, options: RequestOptions,
+        _ encode: (inout OutgoingRequest) throws -> Void
+    ) -> DataRequest {
+        let build = RequestBuilder.build(url: url, method: method, fields: headers, body: nil, options: options)
+            .flatMap { base -> Result<OutgoingRequest, CurlewError> in
+                var request = base
+                do {
+                    try encode(&request)
+                } catch let error as CurlewError {
+                    return .failure(error)
+                } catch {
+                    return .failure(CurlewError(.invalidRequest, "encoding the parameters failed: \(error)", url: base.url, underlying: error))
+                }
+                return RequestBuilder.validate(request)
+            }
+        return DataRequest(session: self, build: build)
+    }
+}
