@@ -19,6 +19,12 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "main"), "DemoServer"]),
+        .executableTarget(
+            name: "Serializers",
+            dependencies: [
+                .product(name: "Curlew", package: "main"), .product(name: "CurlewXML", package: "main"), "DemoServer",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

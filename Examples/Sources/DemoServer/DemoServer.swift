@@ -5,9 +5,11 @@ import NIOPosix
 
 /// A tiny HTTP/1.1 server on a random loopback port, for the examples.
 ///
-/// Routes: `GET /users/{id}` (JSON), `GET /files/{name}?size=N&rate=B` (N bytes, paced at about
-/// B bytes per second), `GET /drip?count=N` (N small chunks, 150 ms apart), and any other path
-/// echoes the method and body as JSON.
+/// Routes: `GET /users/{id}` (JSON), `GET /users` (a JSON list under `data.items`),
+/// `GET /files/{name}?size=N&rate=B` (N bytes, paced at about B bytes per second),
+/// `GET /drip?count=N` (N small chunks, 150 ms apart), `GET /feed.xml` (an RSS feed),
+/// `GET /logs.ndjson` (JSON Lines), `GET /events` (Server-Sent Events), and any other path
+/// echoes the method, headers and body as JSON.
 public final class DemoServer: Sendable {
     private let channel: any Channel
     /// The port the server listens on.
@@ -68,6 +70,15 @@ private final class DemoHandler: ChannelInboundHandler {
         if path.hasPrefix("/users/") {
             let id = Int(path.dropFirst("/users/".count)) ?? 0
             send(#"{"id":\#(id),"name":"Ada Lovelace","email":"ada@example.com"}"#, type: "application/json", context: context)
+        } else if path == "/users" {
+            send(#"{"data":{"items":[{"id":1,"name":"Ada","email":"ada@example.com"},{"id":2,"name":"Grace","email":"grace@example.com"},{"id":"oops"}]}}"#, type: "application/json", context: context)
+        } else if path == "/feed.xml" {
+            send(Self.feed, type: "application/rss+xml; charset=utf-8", context: context)
+        } else if path == "/logs.ndjson" {
+            let lines = (1...5).map { #"{"level":"\#($0 == 3 ? "warn" : "info")","message":"event \#($0)"}"# }
+            send(lines.joined(separator: "\n") + "\n", type: "application/x-ndjson", context: context)
+        } else if path == "/events" {
+            send("event: greeting\ndata: hello\ndata: world\nid: 1\n\nevent: done\ndata: bye\nid: 2\n\n", type: "text/event-stream", context: context)
         } else if path.hasPrefix("/files/") {
             let size = Int(query["size"] ?? "") ?? 8 << 20
             let rate = Int(query["rate"] ?? "") ?? 8 << 20
@@ -84,10 +95,19 @@ private final class DemoHandler: ChannelInboundHandler {
             pace(remaining: count * 16, chunk: 16, interval: .milliseconds(150), context: context)
         } else {
             let text = body.getString(at: body.readerIndex, length: body.readableBytes) ?? ""
-            let json = try? JSONSerialization.data(withJSONObject: ["method": head.method.rawValue, "path": path, "body": text])
+            let headers = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+            let json = try? JSONSerialization.data(withJSONObject: ["method": head.method.rawValue, "path": path, "query": components?.percentEncodedQuery ?? "", "headers": headers, "body": text])
             send(String(decoding: json ?? Data(), as: UTF8.self), type: "application/json", context: context)
         }
     }
+
+    static let feed = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <rss version="2.0"><channel><title>Curlew news</title>
+        <item><title>Curlew 0.1 released</title><link>https://example.com/1</link></item>
+        <item><title>Streaming with backpressure</title><link>https://example.com/2</link></item>
+        </channel></rss>
+        """
 
     private func send(_ text: String, type: String, context: ChannelHandlerContext) {
         let buffer = ByteBuffer(string: text)
