@@ -18,7 +18,8 @@ struct CancellationTests {
         } catch let error as CurlewError {
             #expect(error.kind == .taskCancelled)
         }
-        #expect(clock.now - start < .seconds(2))
+        // Far less than the 5 s the server would take; generous for a loaded machine.
+        #expect(clock.now - start < .seconds(4))
     }
 
     @Test func requestCancelGivesItsOwnError() async throws {

@@ -62,7 +62,8 @@ struct ErrorTests {
         let start = clock.now
         let error = await failure(session.request("http://127.0.0.1:\(listener.port)/", options: options))
         #expect(error?.kind == .connectTimeout)
-        #expect(clock.now - start < .seconds(5))
+        // Generous: it must not hang, whatever the machine's load.
+        #expect(clock.now - start < .seconds(20))
     }
 
     @Test func totalTimeout() async throws {
@@ -81,7 +82,7 @@ struct ErrorTests {
         let start = clock.now
         let error = await failure(session.request(server.url("/fault/never-answer"), options: options))
         #expect(error?.kind == .idleTimeout)
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(20))
         let stalled = await failure(session.request(server.url("/fault/stall-after-head?length=1000"), options: options))
         #expect(stalled?.kind == .idleTimeout)
     }
@@ -124,7 +125,7 @@ struct ErrorTests {
         #expect(fits.count == 1000)
     }
 
-    @Test func decompressionBombIsStopped() async throws {
+    @Test func decompressionBombIsStoppedWithLittleMemory() async throws {
         let server = try await Fixtures.server()
         let before = Fixtures.residentBytes()
         let error = await failure(session.request(server.url("/gzip-bomb?size=\(200 << 20)")))
