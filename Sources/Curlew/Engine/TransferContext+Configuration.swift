@@ -61,7 +61,10 @@ extension TransferContext {
         }
         try options.set(CURLOPT_PIPEWAIT, 1)
         switch mode {
-        case .stream, .download: try options.set(CURLOPT_BUFFERSIZE, 256 << 10)
+        case .stream, .download:
+            // Larger reads for bulk bodies. Best effort: libcurl 7.88 refuses a new size while a
+            // reused handle still holds its old buffer, and the default size works too.
+            _ = curlew_easy_setopt_long(options.handle, CURLOPT_BUFFERSIZE, 256 << 10)
         case .collect: break
         }
     }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The interceptors of one request in the order they run — the session's, then the request's
+/// own — and the three places the pipeline calls them: adapting each attempt, intercepting
+/// each raw response, and deciding about each failure.
+struct InterceptorChain: Sendable {
+    let interceptors: [any RequestInterceptor]
+    private let responseInterceptors: [any ResponseInterceptor]
+
+    init(_ interceptors: [any RequestInterceptor]) {
+        self.interceptors = interceptors
+        responseInterceptors = interceptors.compactMap { $0 as? any ResponseInterceptor }
+    }
+
+    var isEmpty: Bool { interceptors.isEmpty }
+
+    /// Runs every adapter in order; the first failure stops the chain.
+    func adapt(_ request: OutgoingRequest, for session: Session) async throws(CurlewError) -> OutgoingRequest {
+        var adapted = request
+        for interceptor in interceptors {
+            do {
+                adapted = try await interceptor.adapt(adapted, for: session)
+            } catch let error as CurlewError {
+                throw error
+            } catch {
+                throw CurlewError(
+                    .invalidRequest, "the adapter \(type(of: interceptor)) failed: \(error)", url: adapted.url,
+                    underlying: error)
+            }
+        }
+        return try RequestBuilder.validate(adapted).get()
+    }
+
+    /// Passes the outcome of a transfer through every response interceptor, in order.
+    func intercept(_ outcome: TransferOutcome, for session: Session, attempts: Int) async throws(CurlewError)
+        -> TransferOutcome
+    {
+        guard !responseInterceptors.isEmpty else { return outcome }
+        var response = Response(
+            request: outcome.request, url: outcome.url, head: outcome.head, value: outcome.body,
+            metrics: outcome.metrics, redirects: outcome.redirects, attempts: attempts)
+        for interceptor in responseInterceptors {
+            do {
+                response = try await interceptor.intercept(response, for: session)
+            } catch let error as CurlewError {
+                throw error.adding(url: outcome.url, head: response.head, body: response.value)
+            } catch {
+                throw CurlewError(
+                    .validationFailed, "the response interceptor \(type(of: interceptor)) failed: \(error)",
+                    url: outcome.url, responseHead: response.head, responseBody: response.value, underlying: error)
+            }
+        }
+        var changed = outcome
+        changed.head = response.head
+        changed.body = response.value
+        return changed
+    }
+
+    /// Asks the retriers in order until one decides.
+    func decide(
+        _ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext
+    ) async -> RetryResult {
+        for retrier in interceptors {
+            let decision = await retrier.retry(request, for: session, dueTo: error, context: context)
+            if case .doNotRetry = decision { continue }
+            return decision
+        }
+        return .doNotRetry
+    }
+}

@@ -1,0 +1,163 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import Testing
+import TestServer
+
+@Suite("Authentication building blocks and a custom scheme")
+struct AuthenticationTests {
+    @Test func hostScopes() {
+        let scope = AuthenticationScope.hosts(["API.example.com", "*.cdn.example.com", "local.test:8443", "[::1]:9000", "bad:port"])
+        #expect(scope.contains(URL(string: "https://api.example.com/v1")!))
+        #expect(scope.contains(URL(string: "http://api.EXAMPLE.com:8080/")!), "a host entry without a port allows any port")
+        #expect(!scope.contains(URL(string: "https://evil-api.example.com/")!))
+        #expect(!scope.contains(URL(string: "https://api.example.com.evil.net/")!))
+        #expect(scope.contains(URL(string: "https://img.cdn.example.com/a.png")!))
+        #expect(!scope.contains(URL(string: "https://cdn.example.com/")!), "*. covers subdomains only")
+        #expect(scope.contains(URL(string: "https://local.test:8443/")!))
+        #expect(!scope.contains(URL(string: "https://local.test/")!), "443 is not 8443")
+        #expect(scope.contains(URL(string: "http://[::1]:9000/")!))
+        #expect(!scope.contains(URL(string: "http://bad/")!))
+    }
+
+    @Test func prefixScopes() {
+        let scope = AuthenticationScope.urlPrefixes([URL(string: "https://api.example.com/v2/")!])
+        #expect(scope.contains(URL(string: "https://api.example.com/v2")!))
+        #expect(scope.contains(URL(string: "https://api.example.com:443/v2/users?x=1")!))
+        #expect(!scope.contains(URL(string: "https://api.example.com/v20")!))
+        #expect(!scope.contains(URL(string: "http://api.example.com/v2/users")!), "the scheme must match")
+        #expect(!scope.contains(URL(string: "https://api.example.com:8443/v2/users")!), "the port must match")
+        #expect(!scope.contains(URL(string: "https://other.example.com/v2/users")!))
+        #expect(AuthenticationScope.anyHost.contains(URL(string: "https://anything.test/")!))
+    }
+
+    @Test func wwwAuthenticateChallenges() {
+        let parsed = AuthenticationChallenge.parse(
+            #"Basic realm="a, b", Bearer realm="api", error="invalid_token", error_description="The \"token\" expired""#)
+        #expect(parsed.map(\.scheme) == ["basic", "bearer"])
+        #expect(parsed.first?.parameters["realm"] == "a, b")
+        #expect(parsed.last?.parameters["error"] == "invalid_token")
+        #expect(parsed.last?.parameters["error_description"] == #"The "token" expired"#)
+        #expect(AuthenticationChallenge.parse("Bearer error=invalid_token").first?.parameters["error"] == "invalid_token")
+        #expect(AuthenticationChallenge.parse("Bearer").map(\.scheme) == ["bearer"])
+        #expect(AuthenticationChallenge.parse(#"="broken", ,,"#).isEmpty)
+
+        let refresher = OAuth2TokenRefresher(tokenURL: URL(string: "https://t.example/token")!, clientID: "c", requiresInvalidTokenChallenge: true)
+        let request = OutgoingRequest(url: URL(string: "https://api.example/x")!)
+        func error(_ challenge: String?) -> CurlewError {
+            var fields = HTTPFields()
+            if let challenge { fields[.wwwAuthenticate] = challenge }
+            return CurlewError(.unacceptableStatus, "401", responseHead: HTTPResponse(status: .unauthorized, headerFields: fields))
+        }
+        #expect(refresher.didRequest(request, failDueToAuthenticationError: error(#"Bearer realm="x", error="invalid_token""#)))
+        #expect(!refresher.didRequest(request, failDueToAuthenticationError: error(#"Bearer realm="x", error="insufficient_scope""#)))
+        #expect(!refresher.didRequest(request, failDueToAuthenticationError: error(nil)))
+    }
+
+    @Test func tokenRequestFollowsRFC6749() throws {
+        let url = URL(string: "https://auth.example/token")!
+        let basic = OAuth2TokenRefresher(tokenURL: url, clientID: "my app", clientSecret: "p:ss&word", requestedScope: "read write")
+        let request = basic.tokenRequest(refreshToken: "rt/1+2")
+        #expect(request.method == .post)
+        #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        let body = try #require(request.body.flatMap { body -> String? in
+            if case .data(let data) = body.storage { return String(decoding: data, as: UTF8.self) }
+            return nil
+        })
+        #expect(body == "grant_type=refresh_token&refresh_token=rt%2F1%2B2&scope=read+write")
+        let credentials = try #require(request.headerFields[.authorization]?.dropFirst("Basic ".count))
+        #expect(String(decoding: try #require(Data(base64Encoded: String(credentials))), as: UTF8.self) == "my+app:p%3Ass%26word")
+
+        let post = OAuth2TokenRefresher(tokenURL: url, clientID: "app", clientSecret: "s", clientAuthentication: .body)
+        let postRequest = post.tokenRequest(refreshToken: "r")
+        #expect(postRequest.headerFields[.authorization] == nil)
+        if case .data(let data) = postRequest.body?.storage {
+            #expect(String(decoding: data, as: UTF8.self) == "grant_type=refresh_token&refresh_token=r&client_id=app&client_secret=s")
+        }
+    }
+
+    @Test func tokenResponses() throws {
+        let previous = OAuth2Credential(accessToken: "old", refreshToken: "keep-me", expiresAt: nil, scope: "read")
+        let now = Date(timeIntervalSince1970: 1_000)
+        func response(_ status: Int, _ json: String) -> Response<Data> {
+            Response(
+                request: OutgoingRequest(url: URL(string: "https://auth.example/token")!),
+                url: URL(string: "https://auth.example/token")!, head: HTTPResponse(status: .init(code: status)),
+                value: Data(json.utf8), metrics: .zero)
+        }
+        let fresh = try OAuth2TokenResponse.credential(
+            from: response(200, #"{"access_token":"new","token_type":"bearer","expires_in":"120"}"#), replacing: previous, now: now)
+        #expect(fresh.accessToken == "new")
+        #expect(fresh.refreshToken == "keep-me", "without a new refresh token the old one is kept")
+        #expect(fresh.expiresAt == now.addingTimeInterval(120))
+        #expect(fresh.scope == "read")
+        let rotated = try OAuth2TokenResponse.credential(
+            from: response(200, #"{"access_token":"n2","token_type":"Bearer","refresh_token":"r2","expires_in":60.5}"#),
+            replacing: previous, now: now)
+        #expect(rotated.refreshToken == "r2")
+
+        func failure(_ status: Int, _ json: String) -> CurlewError? {
+            do {
+                _ = try OAuth2TokenResponse.credential(from: response(status, json), replacing: previous, now: now)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let grant = failure(400, #"{"error":"invalid_grant","error_description":"refresh token revoked"}"#)
+        #expect(grant?.kind == .authenticationFailed)
+        #expect(grant?.message == "the token endpoint refused to refresh the token: invalid_grant (refresh token revoked) [HTTP 400]")
+        #expect(grant?.status?.code == 400)
+        #expect(failure(502, "<html>bad gateway</html>")?.message.contains("HTTP 502") == true)
+        #expect(failure(200, "not json")?.message.contains("not a JSON object") == true)
+        #expect(failure(200, #"{"token_type":"bearer"}"#)?.message.contains("no access_token") == true)
+        #expect(failure(200, #"{"access_token":"a b"}"#)?.message.contains("cannot be sent") == true)
+        #expect(failure(200, #"{"access_token":"x","token_type":"mac"}"#)?.message.contains("not supported") == true)
+        #expect(failure(200, #"{"access_token":"x","expires_in":-4}"#) != nil)
+        #expect(OAuth2Credential(accessToken: "secret-a", refreshToken: "secret-r", expiresAt: nil).description.contains("secret") == false)
+    }
+
+    /// A custom scheme: an API key in a header, rotated through the same machinery.
+    struct APIKey: AuthenticationCredential {
+        let key: String
+        var expiresAt: Date? { nil }
+    }
+
+    struct APIKeyAuthenticator: Authenticator {
+        let rotateURL: URL
+
+        func apply(_ credential: APIKey, to request: inout OutgoingRequest) {
+            request.headerFields[HTTPField.Name("X-API-Key")!] = credential.key
+        }
+
+        func refresh(_ credential: APIKey, for session: Session) async throws -> APIKey {
+            APIKey(key: try await session.uninterceptedRequest(OutgoingRequest(url: rotateURL, method: .post)).string())
+        }
+    }
+
+    @Test func aCustomSchemeGetsSingleFlightRefresh() async throws {
+        let rotations = CallCounter()
+        let server = try await ScriptedHTTPServer.start { request in
+            if request.path == "/rotate" {
+                try? await Task.sleep(for: .milliseconds(100))
+                return .text("key-\(rotations.next() + 1)")
+            }
+            return request.header("X-API-Key") == "key-2" ? .text("ok") : .text("bad key", status: 401)
+        }
+        defer { Task { await server.shutdown() } }
+        let auth = AuthenticationInterceptor(
+            authenticator: APIKeyAuthenticator(rotateURL: server.url("/rotate")), credential: APIKey(key: "key-1"),
+            scope: .hosts(["127.0.0.1"]))
+        let session = Session(interceptors: [auth])
+        defer { Task { await session.shutdown() } }
+        let texts = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<30 {
+                group.addTask { try await session.request(server.url("/data/\(index)")).string() }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(texts == Array(repeating: "ok", count: 30))
+        #expect(rotations.count() == 1)
+        #expect(await auth.credential?.key == "key-2")
+    }
+}
