@@ -20,6 +20,13 @@ let package = Package(
         ),
         .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "main"), "DemoServer"]),
         .executableTarget(
+            name: "OAuth2Burst",
+            dependencies: [
+                .product(name: "Curlew", package: "main"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
             name: "Serializers",
             dependencies: [
                 .product(name: "Curlew", package: "main"), .product(name: "CurlewXML", package: "main"), "DemoServer",
