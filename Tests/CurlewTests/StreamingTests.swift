@@ -60,6 +60,27 @@ struct StreamingTests {
         await session.shutdown()
     }
 
+    /// A transfer paused because its consumer is slow is waiting on the consumer, not on the
+    /// server: the idle timeout must not fire.
+    @Test func aPausedTransferIsNotIdle() async throws {
+        let server = try await Fixtures.server()
+        var configuration = SessionConfiguration()
+        configuration.streamBufferSize = 64 << 10
+        configuration.timeouts.idle = .seconds(1)
+        let session = Session(configuration: configuration)
+        var received = 0
+        var slept = false
+        for try await chunk in session.request(server.url("/bytes/\(8 << 20)")).validate().bytes {
+            received += chunk.count
+            if !slept {
+                slept = true
+                try await Task.sleep(for: .milliseconds(2500))
+            }
+        }
+        #expect(received == 8 << 20)
+        await session.shutdown()
+    }
+
     @Test func droppingTheIteratorCancelsTheTransfer() async throws {
         // A server of its own, so that other tests' connections do not count.
         let server = try await TestServer.start()

@@ -109,7 +109,9 @@ final class CurlLoop: Sendable {
             if shuttingDown { break }
             curl_multi_perform(state.multi, &running)
             state.processCompletions()
-            curl_multi_poll(state.multi, nil, 0, 1000, nil)
+            state.checkIdleTimeouts()
+            // With transfers in flight, wake often enough to enforce idle timeouts.
+            curl_multi_poll(state.multi, nil, 0, state.active.isEmpty ? 1000 : 250, nil)
         }
         let leftovers = queue.withLock { queue -> [Command] in
             defer { queue.commands.removeAll() }
@@ -156,6 +158,7 @@ final class CurlLoop: Sendable {
             case .cancel(let transfer): stop(transfer)
             case .unpause(let transfer):
                 if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+                    transfer.context.markActive()
                     curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
                 }
             }
@@ -195,16 +198,40 @@ final class CurlLoop: Sendable {
         }
 
         private func stop(_ transfer: Transfer) {
+            let reason = transfer.state.withLock { $0.cancelReason }
+                ?? CurlewError(.cancelled, "the request was cancelled", url: transfer.context.request.url)
+            abort(transfer, with: reason)
+        }
+
+        /// Takes a transfer off the multi handle and fails it with `error`.
+        private func abort(_ transfer: Transfer, with error: CurlewError) {
             guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
                 let handle = transfer.context.handle
             else { return }
             curl_multi_remove_handle(multi, handle)
             transfer.context.handle = nil
             recycle(handle)
-            let reason = transfer.state.withLock { $0.cancelReason }
-                ?? CurlewError(.cancelled, "the request was cancelled", url: transfer.context.request.url)
-            transfer.context.uploadPump?.stop()
-            transfer.finish(.failure(reason))
+            transfer.finish(.failure(transfer.context.abandon(with: error)))
+        }
+
+        private var nextIdleCheck = ContinuousClock.now
+
+        /// Fails transfers whose server has sent or taken nothing for longer than their idle
+        /// timeout. Paused transfers wait on their consumer, not on the server, and are skipped.
+        func checkIdleTimeouts() {
+            let now = ContinuousClock.now
+            guard now >= nextIdleCheck, !active.isEmpty else { return }
+            nextIdleCheck = now + .milliseconds(200)
+            let idle = active.values.filter { transfer in
+                let context = transfer.context
+                guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer else { return false }
+                return now - context.lastActivity > limit && context.hasSentRequest
+            }
+            for transfer in idle {
+                let limit = transfer.context.settings.timeouts.idle ?? .zero
+                abort(transfer, with: CurlewError(
+                    .idleTimeout, "no bytes moved for \(limit)", url: transfer.context.request.url))
+            }
         }
 
         func processCompletions() {
@@ -258,8 +285,7 @@ final class CurlLoop: Sendable {
                     curl_easy_cleanup(handle)
                     transfer.context.handle = nil
                 }
-                transfer.context.uploadPump?.stop()
-                transfer.finish(.failure(error(transfer)))
+                transfer.finish(.failure(transfer.context.abandon(with: error(transfer))))
             }
             active.removeAll()
             for transfer in leftovers { transfer.finish(.failure(error(transfer))) }

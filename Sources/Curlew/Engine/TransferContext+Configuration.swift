@@ -44,12 +44,9 @@ extension TransferContext {
             }
             try options.set(CURLOPT_TIMEOUT_MS, remaining.curlMilliseconds)
         }
-        if let idle = timeouts.idle {
-            // libcurl's low-speed check: abort when under 1 byte/s for that many seconds.
-            // It is not applied while the transfer is paused by backpressure.
-            try options.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try options.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.curlMilliseconds + 999) / 1000))
-        }
+        // The idle timeout is enforced by the curl loop (see CurlLoop.checkIdleTimeouts), not by
+        // libcurl's low-speed check, which averages over several seconds and fires late.
+        markActive()
     }
 
     private func configureProtocol(_ options: EasyOptions) throws(CurlewError) {

@@ -46,6 +46,13 @@ final class TransferContext: @unchecked Sendable {
     private var lastUploadEmit: ContinuousClock.Instant?
     private var lastDownloadBytes: Int64 = -1
     private var lastUploadBytes: Int64 = -1
+    private var lastDownloadTotal: Int64?
+    private var lastUploadTotal: Int64?
+
+    // Idleness, checked by the loop: when bytes last moved, and whether the transfer is
+    // paused because its consumer (or its upload producer) is behind, which is not idleness.
+    private(set) var lastActivity = ContinuousClock.now
+    private(set) var isWaitingOnConsumer = false
 
     static let maximumHeaderBytes = 256 << 10
 
@@ -89,6 +96,7 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Headers
 
     func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        lastActivity = .now
         headerBytes += line.count
         if headerBytes > Self.maximumHeaderBytes {
             fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
@@ -208,6 +216,7 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Body
 
     func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        lastActivity = .now
         if pendingRedirect != nil || finalHead == nil { return bytes.count }
         if isContentEncoded && !withinDecompressionLimit(adding: bytes.count) { return 0 }
         switch mode {
@@ -219,7 +228,9 @@ final class TransferContext: @unchecked Sendable {
             body.append(bytes.assumingMemoryBound(to: UInt8.self))
             return bytes.count
         case .stream:
-            return transfer.deliverChunk(bytes)
+            let taken = transfer.deliverChunk(bytes)
+            if taken == Int(curlew_CURL_WRITEFUNC_PAUSE) { isWaitingOnConsumer = true }
+            return taken
         case .download:
             guard let downloadFile else { return 0 }
             do {
@@ -251,8 +262,10 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Upload
 
     func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        lastActivity = .now
         if let uploadPump {
             let count = uploadPump.read(into: buffer)
+            if count == Int(curlew_CURL_READFUNC_PAUSE) { isWaitingOnConsumer = true }
             if count == Int(curlew_CURL_READFUNC_ABORT), failure == nil {
                 failure = uploadPump.failure?.adding(url: request.url)
             }
@@ -282,14 +295,16 @@ final class TransferContext: @unchecked Sendable {
         {
             lastUploadEmit = now
             lastUploadBytes = uploadNow
-            events.emit(.uploadProgress(progress(uploadNow, total: uploadTotal > 0 ? uploadTotal : request.body?.length, at: now)))
+            lastUploadTotal = uploadTotal > 0 ? uploadTotal : request.body?.length
+            events.emit(.uploadProgress(progress(uploadNow, total: lastUploadTotal, at: now)))
         }
         if finalHead != nil, downloadNow != lastDownloadBytes,
             lastDownloadEmit.map({ now - $0 >= settings.progressInterval }) ?? true
         {
             lastDownloadEmit = now
             lastDownloadBytes = downloadNow
-            events.emit(.downloadProgress(progress(downloadNow, total: downloadTotal > 0 ? downloadTotal : nil, at: now)))
+            lastDownloadTotal = downloadTotal > 0 ? downloadTotal : nil
+            events.emit(.downloadProgress(progress(downloadNow, total: lastDownloadTotal, at: now)))
         }
     }
 
@@ -348,14 +363,45 @@ final class TransferContext: @unchecked Sendable {
         return .finished(.failure(error.adding(url: request.url, head: finalHead, body: collected)))
     }
 
+    /// The final 100 % of each direction, unless the last throttled event already said so.
     private func emitFinalProgress(metrics: TransferMetrics, transfer: Transfer) {
         guard let events = transfer.events else { return }
         let now = ContinuousClock.now
         if let length = request.body?.length, length > 0 || metrics.bytesSent > 0 {
             let sent = max(metrics.bytesSent, length)
-            events.emit(.uploadProgress(progress(sent, total: sent, at: now)))
+            if lastUploadBytes != sent || lastUploadTotal != sent {
+                events.emit(.uploadProgress(progress(sent, total: sent, at: now)))
+            }
         }
         let received = max(metrics.bytesReceived, Int64(body.count))
-        events.emit(.downloadProgress(progress(received, total: received, at: now)))
+        if lastDownloadBytes != received || lastDownloadTotal != received {
+            events.emit(.downloadProgress(progress(received, total: received, at: now)))
+        }
+    }
+
+    // MARK: Idleness and abandonment
+
+    /// Restarts the idle clock: a hop starts, or the loop resumes a paused transfer.
+    func markActive() {
+        isWaitingOnConsumer = false
+        lastActivity = .now
+    }
+
+    /// Whether the request has gone out, so silence now means the server is idle (a transfer
+    /// still queued for a connection, or connecting, is not idle).
+    var hasSentRequest: Bool {
+        guard let handle else { return false }
+        var pretransfer: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        return pretransfer > 0
+    }
+
+    /// Gives the transfer up without libcurl's verdict (cancelled, idle, shut down): stops the
+    /// upload pump, removes a partial download, and returns `error` with what is known.
+    func abandon(with error: CurlewError) -> CurlewError {
+        uploadPump?.stop()
+        downloadFile?.discard()
+        downloadFile = nil
+        return error.adding(url: request.url, head: finalHead)
     }
 }
