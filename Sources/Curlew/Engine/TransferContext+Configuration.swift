@@ -154,30 +154,39 @@ extension TransferContext {
 }
 
 /// Typed `curl_easy_setopt` calls that throw a ``CurlewError`` naming the option on failure.
+///
+/// The option's name is only rendered on failure: describing a C enum goes through
+/// reflection, far too slow for the dozens of options set per request.
 struct EasyOptions {
     let handle: UnsafeMutableRawPointer
     let url: URL
 
     func set(_ option: CURLoption, _ value: Int) throws(CurlewError) {
-        try check(curlew_easy_setopt_long(handle, option, value), "\(option)")
+        try check(curlew_easy_setopt_long(handle, option, value), option)
     }
 
     func set(_ option: CURLoption, _ value: Int64) throws(CurlewError) {
-        try check(curlew_easy_setopt_off_t(handle, option, curl_off_t(value)), "\(option)")
+        try check(curlew_easy_setopt_off_t(handle, option, curl_off_t(value)), option)
     }
 
     func set(_ option: CURLoption, _ value: String) throws(CurlewError) {
         guard !value.utf8.contains(0) else {
-            throw CurlewError(.invalidRequest, "a NUL byte in the value of option \(option)", url: url)
+            throw CurlewError(.invalidRequest, "a NUL byte in the value of libcurl option \(option.rawValue)", url: url)
         }
-        try check(curlew_easy_setopt_string(handle, option, value), "\(option)")
+        try check(curlew_easy_setopt_string(handle, option, value), option)
     }
 
-    func check(_ code: CURLcode, _ option: String) throws(CurlewError) {
-        guard code == CURLE_OK else {
-            throw CurlewError(
-                .invalidRequest, "libcurl rejected option \(option): \(String(cString: curl_easy_strerror(code)))",
-                url: url, curlCode: Int(code.rawValue))
-        }
+    func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {
+        guard code == CURLE_OK else { throw failure(code, "option \(option.rawValue)") }
+    }
+
+    func check(_ code: CURLcode, _ name: StaticString) throws(CurlewError) {
+        guard code == CURLE_OK else { throw failure(code, "\(name)") }
+    }
+
+    private func failure(_ code: CURLcode, _ what: String) -> CurlewError {
+        CurlewError(
+            .invalidRequest, "libcurl rejected \(what): \(String(cString: curl_easy_strerror(code)))",
+            url: url, curlCode: Int(code.rawValue))
     }
 }

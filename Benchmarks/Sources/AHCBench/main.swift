@@ -1,0 +1,3 @@
+import BenchSupport
+
+BenchDriver.runAndExit(clientName: "ahc") { arguments in try AHCClient(arguments) }

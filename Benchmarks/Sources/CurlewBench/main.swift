@@ -1,0 +1,3 @@
+import BenchSupport
+
+BenchDriver.runAndExit(clientName: "curlew") { arguments in CurlewClient(arguments) }

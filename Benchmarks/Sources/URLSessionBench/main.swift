@@ -1,0 +1,3 @@
+import BenchSupport
+
+BenchDriver.runAndExit(clientName: "urlsession") { arguments in try URLSessionClient(arguments) }
