@@ -131,7 +131,7 @@ final class CurlLoop: Sendable {
         // Safe: created before the thread starts, then used by that thread only.
         let multi: UnsafeMutableRawPointer
         let share: UnsafeMutableRawPointer?
-        var idleHandles: [UnsafeMutableRawPointer] = []
+        let handles: EasyHandlePool
         var active: [ObjectIdentifier: Transfer] = [:]
         let logger: Logger?
 
@@ -150,6 +150,7 @@ final class CurlLoop: Sendable {
                 _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
                 _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
             }
+            handles = EasyHandlePool(configuration: configuration, share: share)
         }
 
         func handle(command: Command) {
@@ -170,16 +171,14 @@ final class CurlLoop: Sendable {
                 return
             }
             let handle: UnsafeMutableRawPointer
-            if let reused = idleHandles.popLast() {
-                handle = reused
-            } else if let fresh = curl_easy_init() {
-                handle = fresh
-            } else {
-                transfer.finish(.failure(CurlewError(.transport, "curl_easy_init failed", url: transfer.context.request.url)))
+            do {
+                handle = try handles.take(for: transfer.context.request.url)
+            } catch {
+                transfer.finish(.failure(error))
                 return
             }
             do {
-                try transfer.context.configure(handle: handle, share: share, transfer: transfer)
+                try transfer.context.configure(handle: handle, transfer: transfer)
             } catch {
                 recycle(handle)
                 transfer.context.handle = nil
@@ -267,12 +266,7 @@ final class CurlLoop: Sendable {
         }
 
         private func recycle(_ handle: UnsafeMutableRawPointer) {
-            curl_easy_reset(handle)
-            if idleHandles.count < 256 {
-                idleHandles.append(handle)
-            } else {
-                curl_easy_cleanup(handle)
-            }
+            handles.recycle(handle)
         }
 
         func shutDown(leftovers: [Transfer]) {
@@ -289,8 +283,7 @@ final class CurlLoop: Sendable {
             }
             active.removeAll()
             for transfer in leftovers { transfer.finish(.failure(error(transfer))) }
-            for handle in idleHandles { curl_easy_cleanup(handle) }
-            idleHandles.removeAll()
+            handles.removeAll()
             curl_multi_cleanup(multi)
             if let share { curl_share_cleanup(share) }
         }

@@ -3,60 +3,59 @@ import Foundation
 import HTTPTypes
 
 extension TransferContext {
-    /// Sets every option of a freshly reset easy handle for the current hop.
-    func configure(handle: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?, transfer: Transfer) throws(CurlewError) {
+    /// Sets every per-request option of a pooled handle for the current hop. Session-wide
+    /// options were set when the pool made the handle (see ``EasyHandlePool``); each option
+    /// set here is set on every hop, so nothing of an earlier request survives.
+    func configure(handle: UnsafeMutableRawPointer, transfer: Transfer) throws(CurlewError) {
         self.handle = handle
         resetHop()
         let options = EasyOptions(handle: handle, url: request.url)
         let userdata = Unmanaged.passUnretained(transfer).toOpaque()
 
         try options.set(CURLOPT_URL, request.url.absoluteString)
-        try options.set(CURLOPT_NOSIGNAL, 1)
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PRIVATE, userdata), "CURLOPT_PRIVATE")
-        try options.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        try options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try options.set(CURLOPT_FOLLOWLOCATION, 0)
-        if let share { try options.check(curlew_easy_setopt_share(handle, share), "CURLOPT_SHARE") }
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
-        try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.write), "CURLOPT_WRITEFUNCTION")
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata), "CURLOPT_WRITEDATA")
-        try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, CurlCallbacks.header), "CURLOPT_HEADERFUNCTION")
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata), "CURLOPT_HEADERDATA")
-        if settings.reportsProgress {
-            try options.set(CURLOPT_NOPROGRESS, 0)
-            try options.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), "CURLOPT_XFERINFOFUNCTION")
-            try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata), "CURLOPT_XFERINFODATA")
-        }
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata), "CURLOPT_READDATA")
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata), "CURLOPT_SEEKDATA")
+        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata), "CURLOPT_XFERINFODATA")
+        try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1)
         try configureTimeouts(options)
         try configureProtocol(options)
-        try configureTLS(options)
-        try configureMethodAndBody(options, userdata: userdata, transfer: transfer)
+        try configureMethodAndBody(options, transfer: transfer)
         try configureHeaders(options)
     }
 
     private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
         let timeouts = settings.timeouts
-        if let connect = timeouts.connect { try options.set(CURLOPT_CONNECTTIMEOUT_MS, connect.curlMilliseconds) }
+        // 0 restores libcurl's defaults: 300 s to connect, no total limit.
+        try options.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.curlMilliseconds ?? 0)
+        var totalMilliseconds = 0
         if let total = timeouts.total {
             let remaining = total - (ContinuousClock.now - startInstant)
             guard remaining > .zero else {
                 throw CurlewError(.totalTimeout, "the transfer took longer than \(total)", url: request.url)
             }
-            try options.set(CURLOPT_TIMEOUT_MS, remaining.curlMilliseconds)
+            totalMilliseconds = remaining.curlMilliseconds
         }
+        try options.set(CURLOPT_TIMEOUT_MS, totalMilliseconds)
         // The idle timeout is enforced by the curl loop (see CurlLoop.checkIdleTimeouts), not by
         // libcurl's low-speed check, which averages over several seconds and fires late.
         markActive()
     }
 
     private func configureProtocol(_ options: EasyOptions) throws(CurlewError) {
-        if settings.automaticDecompression { try options.set(CURLOPT_ACCEPT_ENCODING, "") }
+        let isTLS = request.url.scheme?.lowercased() == "https"
         switch settings.httpVersion {
         case .http1_1: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_1_1)
         case .http2OverTLS: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_2TLS)
         case .http2PriorKnowledge: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
-        try options.set(CURLOPT_PIPEWAIT, 1)
+        // Wait for a connection that may multiplex only where HTTP/2 is possible; on HTTP/1.1
+        // it would queue concurrent requests behind the first connection.
+        let mayMultiplex = settings.httpVersion == .http2PriorKnowledge || (isTLS && settings.httpVersion == .http2OverTLS)
+        try options.set(CURLOPT_PIPEWAIT, mayMultiplex ? 1 : 0)
         switch mode {
         case .stream, .download:
             // Larger reads for bulk bodies. Best effort: libcurl 7.88 refuses a new size while a
@@ -66,30 +65,17 @@ extension TransferContext {
         }
     }
 
-    private func configureTLS(_ options: EasyOptions) throws(CurlewError) {
-        let tls = settings.tls
-        try options.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer ? 1 : 0)
-        try options.set(CURLOPT_SSL_VERIFYHOST, tls.verifyHost ? 2 : 0)
-        if let path = tls.caCertificatePath { try options.set(CURLOPT_CAINFO, path) }
-        if !tls.pinnedPublicKeys.isEmpty {
-            for pin in tls.pinnedPublicKeys where !pin.hasPrefix("sha256//") {
-                throw CurlewError(.invalidRequest, "pinned key '\(pin)' must have the form sha256//BASE64", url: request.url)
-            }
-            try options.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
-        }
-        if let path = tls.clientCertificatePath { try options.set(CURLOPT_SSLCERT, path) }
-        if let path = tls.clientKeyPath { try options.set(CURLOPT_SSLKEY, path) }
-    }
-
-    private func configureMethodAndBody(
-        _ options: EasyOptions, userdata: UnsafeMutableRawPointer, transfer: Transfer
-    ) throws(CurlewError) {
+    private func configureMethodAndBody(_ options: EasyOptions, transfer: Transfer) throws(CurlewError) {
         let method = request.method
         upload?.close()
         upload = nil
+        // HTTPGET clears POST, NOBODY and UPLOAD from an earlier request on this handle, and a
+        // NULL CUSTOMREQUEST clears its method.
+        try options.set(CURLOPT_HTTPGET, 1)
+        try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
         guard let body = request.body else {
             switch method {
-            case .get: try options.set(CURLOPT_HTTPGET, 1)
+            case .get: break
             case .head: try options.set(CURLOPT_NOBODY, 1)
             case .post:
                 try options.set(CURLOPT_POST, 1)
@@ -114,10 +100,6 @@ extension TransferContext {
         }
         try options.set(CURLOPT_POST, 1)
         try options.set(CURLOPT_POSTFIELDSIZE_LARGE, body.length ?? -1)
-        try options.check(curlew_easy_setopt_data_callback(options.handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")
-        try options.check(curlew_easy_setopt_pointer(options.handle, CURLOPT_READDATA, userdata), "CURLOPT_READDATA")
-        try options.check(curlew_easy_setopt_seek_callback(options.handle, CurlCallbacks.seek), "CURLOPT_SEEKFUNCTION")
-        try options.check(curlew_easy_setopt_pointer(options.handle, CURLOPT_SEEKDATA, userdata), "CURLOPT_SEEKDATA")
         if method != .post { try options.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
     }
 
