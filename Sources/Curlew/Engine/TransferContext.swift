@@ -25,7 +25,8 @@ final class TransferContext: @unchecked Sendable {
     // The head being parsed.
     private var statusCode = 0
     private var reasonPhrase = ""
-    private var fields = HTTPFields()
+    /// The fields of the head being parsed; made into `HTTPFields` once, at its end.
+    private var fields: [HTTPField] = []
     private var headerBytes = 0
     private(set) var finalHead: HTTPResponse?
     private var pendingRedirect: OutgoingRequest?
@@ -77,7 +78,7 @@ final class TransferContext: @unchecked Sendable {
     func resetHop() {
         statusCode = 0
         reasonPhrase = ""
-        fields = HTTPFields()
+        fields.removeAll(keepingCapacity: true)
         headerBytes = 0
         finalHead = nil
         pendingRedirect = nil
@@ -116,17 +117,21 @@ final class TransferContext: @unchecked Sendable {
                 fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
                 return 0
             }
-            fields = HTTPFields()
+            fields.removeAll(keepingCapacity: true)
             return line.count
         }
         guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
-        let name = String(decoding: content[0..<colon], as: UTF8.self)
         var valueStart = colon + 1
         while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
             valueStart += 1
         }
-        if let fieldName = HTTPField.Name(name) {
-            fields.append(HTTPField(name: fieldName, value: content[valueStart...]))
+        if let fieldName = HeaderNames.name(UnsafeRawBufferPointer(rebasing: content[0..<colon])) {
+            let value = UnsafeRawBufferPointer(rebasing: content[valueStart...])
+            // ASCII values (nearly all) take the fast String path; others keep their raw bytes.
+            fields.append(
+                value.allSatisfy { $0 < 0x80 }
+                    ? HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self))
+                    : HTTPField(name: fieldName, value: value))
         }
         return line.count
     }
@@ -150,14 +155,14 @@ final class TransferContext: @unchecked Sendable {
         }
         if statusCode < 200 && statusCode != 101 {
             statusCode = 0
-            fields = HTTPFields()
+            fields.removeAll(keepingCapacity: true)
             return true
         }
         let head = HTTPResponse(
-            status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
+            status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: HTTPFields(fields))
         // Every hop's cookies are stored before the next hop is configured.
         settings.cookieJar?.storeCookies(from: head, for: request.url)
-        if let location = fields[.location], RedirectRules.isRedirect(statusCode) {
+        if let location = head.headerFields[.location], RedirectRules.isRedirect(statusCode) {
             switch decideRedirect(head: head, location: location) {
             case .follow(let next, let hop):
                 pendingRedirect = next
