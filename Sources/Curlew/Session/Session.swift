@@ -49,8 +49,10 @@ public actor Session {
 
     /// A request to `url`.
     ///
-    /// Invalid input (a malformed URL, a header with CR or LF) does not crash: the request
-    /// fails with a clear ``CurlewError`` when it is consumed.
+    /// Invalid input (a malformed URL, an unsupported scheme) does not crash: the request
+    /// fails with a clear ``CurlewError`` when it is consumed. `HTTPFields` values can never
+    /// carry CR or LF: swift-http-types replaces them with spaces when the field is made. To
+    /// have such input rejected instead, pass headers as `[String: String]`.
     public nonisolated func request(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
