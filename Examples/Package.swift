@@ -5,7 +5,8 @@ let package = Package(
     name: "CurlewExamples",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // Named, so that the root package is "Curlew" whatever its folder is called.
+        .package(name: "Curlew", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
@@ -18,18 +19,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "main"), "DemoServer"]),
+        .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(
             name: "OAuth2Burst",
             dependencies: [
-                .product(name: "Curlew", package: "main"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Curlew", package: "Curlew"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "Serializers",
             dependencies: [
-                .product(name: "Curlew", package: "main"), .product(name: "CurlewXML", package: "main"), "DemoServer",
+                .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewXML", package: "Curlew"), "DemoServer",
             ]
         ),
     ],
