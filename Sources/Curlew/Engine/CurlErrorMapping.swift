@@ -45,22 +45,18 @@ enum CurlErrorMapping {
         return CurlewError(kind, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
     }
 
+    /// libcurl times out only on the connect and total limits (the idle timeout is the curl
+    /// loop's, see `CurlLoop`): before a connection it is the connect timeout.
     private static func classifyTimeout(
         _ detail: String, context: TransferContext, metrics: TransferMetrics
     ) -> (CurlewError.Kind, String) {
         let timeouts = context.settings.timeouts
         let elapsed = ContinuousClock.now - context.startInstant
-        if detail.contains("too slow"), let idle = timeouts.idle {
-            return (.idleTimeout, "no bytes moved for \(idle)")
-        }
         if let total = timeouts.total, elapsed >= total * 0.95 {
             return (.totalTimeout, "the transfer took longer than \(total)")
         }
         if metrics.connect == .zero, let connect = timeouts.connect {
             return (.connectTimeout, "no connection within \(connect)")
-        }
-        if let idle = timeouts.idle {
-            return (.idleTimeout, "no bytes moved for \(idle)")
         }
         return (.totalTimeout, "the transfer timed out: \(detail)")
     }

@@ -1,6 +1,5 @@
 import CCurlShims
 import Foundation
-import Logging
 import Synchronization
 
 /// The thread that owns one libcurl multi handle and every easy handle it uses.
@@ -25,14 +24,20 @@ final class CurlLoop: Sendable {
 
     private let queue = Mutex(Queue())
     /// The multi handle, for `curl_multi_wakeup` only, always called under `queue`'s lock so
-    /// that it never races with the cleanup (which happens after `isShutDown` is set).
-    private let wakeHandle: MultiHandleReference
-    private let configuration: SessionConfiguration
+    /// that it never races with the cleanup (which happens after `isShutDown` is set). Nil
+    /// when libcurl could not make a multi handle; the loop then never starts.
+    private let wakeHandle: MultiHandleReference?
 
     init(configuration: SessionConfiguration) {
         CurlGlobal.initialize()
-        self.configuration = configuration
-        let state = LoopThreadState(configuration: configuration)
+        guard let state = LoopThreadState(configuration: configuration) else {
+            wakeHandle = nil
+            queue.withLock {
+                $0.isShutDown = true
+                $0.threadExited = true
+            }
+            return
+        }
         wakeHandle = MultiHandleReference(state.multi)
         let thread = Thread { [self] in
             run(state)
@@ -44,9 +49,14 @@ final class CurlLoop: Sendable {
 
     // MARK: Commands from any thread
 
-    /// Hands a transfer to the loop; false when the session is shut down.
-    func submit(_ transfer: Transfer) -> Bool {
-        enqueue(.add(transfer))
+    /// Hands a transfer to the loop; returns why it cannot take it, if it cannot.
+    func submit(_ transfer: Transfer) -> CurlewError? {
+        if enqueue(.add(transfer)) { return nil }
+        let url = transfer.context.request.url
+        guard wakeHandle != nil else {
+            return CurlewError(.transport, "libcurl could not create a multi handle (out of memory)", url: url)
+        }
+        return CurlewError(.sessionShutdown, "the session was shut down", url: url)
     }
 
     func cancel(_ transfer: Transfer) {
@@ -59,7 +69,7 @@ final class CurlLoop: Sendable {
 
     private func enqueue(_ command: Command) -> Bool {
         queue.withLock { queue in
-            guard !queue.isShutDown else { return false }
+            guard !queue.isShutDown, let wakeHandle else { return false }
             // A non-empty queue already has a wakeup pending: the loop drains it whole.
             let needsWakeup = queue.commands.isEmpty
             queue.commands.append(command)
@@ -75,7 +85,7 @@ final class CurlLoop: Sendable {
             let resumeNow = queue.withLock { queue -> Bool in
                 if queue.threadExited { return true }
                 queue.shutdownWaiters.append(continuation)
-                if !queue.isShutDown {
+                if !queue.isShutDown, let wakeHandle {
                     queue.isShutDown = true
                     curl_multi_wakeup(wakeHandle.pointer)
                 }
@@ -88,7 +98,7 @@ final class CurlLoop: Sendable {
     /// Starts a shutdown without waiting for it (used when a session is released).
     func shutdownInBackground() {
         queue.withLock { queue in
-            guard !queue.isShutDown else { return }
+            guard !queue.isShutDown, let wakeHandle else { return }
             queue.isShutDown = true
             curl_multi_wakeup(wakeHandle.pointer)
         }
@@ -133,13 +143,11 @@ final class CurlLoop: Sendable {
         let share: UnsafeMutableRawPointer?
         let handles: EasyHandlePool
         var active: [ObjectIdentifier: Transfer] = [:]
-        let logger: Logger?
 
-        init(configuration: SessionConfiguration) {
-            // curl_multi_init only fails when out of memory; there is no way on without it.
-            guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        /// Nil when libcurl cannot make a multi handle (only when out of memory).
+        init?(configuration: SessionConfiguration) {
+            guard let multi = curl_multi_init() else { return nil }
             self.multi = multi
-            logger = configuration.logger
             _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, curlew_CURLPIPE_MULTIPLEX)
             _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
             _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumTotalConnections)

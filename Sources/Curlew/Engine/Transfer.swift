@@ -36,36 +36,30 @@ final class Transfer: Sendable {
     /// Starts the transfer if it has not started yet.
     func start() {
         guard state.withLock({ $0.start() }) == .submit else { return }
-        if !loop.submit(self) {
-            finish(.failure(CurlewError(.sessionShutdown, "the session was shut down", url: context.request.url)))
-        }
+        if let refusal = loop.submit(self) { finish(.failure(refusal)) }
     }
 
     /// Starts the transfer and waits for its end.
     func outcome() async throws(CurlewError) -> TransferOutcome {
-        start()
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.OutcomeContinuation) in
-                    if let result = state.withLock({ $0.waitForOutcome(continuation) }) {
-                        continuation.resume(with: result.mapError { $0 as any Error })
-                    }
-                }
-            } onCancel: {
-                cancel(.taskCancelled, "the task awaiting the request was cancelled")
-            }
-        } catch {
-            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)
-        }
+        try await startAndWait { state, continuation in state.waitForOutcome(continuation) }
     }
 
     /// Starts the transfer and waits for the final response head.
     func head() async throws(CurlewError) -> HTTPResponse {
+        try await startAndWait { state, continuation in state.waitForHead(continuation) }
+    }
+
+    /// Starts the transfer and parks on `register`, which either keeps the continuation for
+    /// the curl thread to resume or returns the result already known. Task cancellation
+    /// cancels the transfer.
+    private func startAndWait<T: Sendable>(
+        _ register: @escaping (inout TransferStateMachine, CheckedContinuation<T, any Error>) -> Result<T, CurlewError>?
+    ) async throws(CurlewError) -> T {
         start()
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.HeadContinuation) in
-                    if let result = state.withLock({ $0.waitForHead(continuation) }) {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                    if let result = state.withLock({ register(&$0, continuation) }) {
                         continuation.resume(with: result.mapError { $0 as any Error })
                     }
                 }

@@ -20,8 +20,7 @@ public final class DataRequest: Sendable {
     /// `Content-Type`.
     @discardableResult
     public func validate() -> Self {
-        core.addValidation(Validators.statusCode(200..<300))
-        core.addValidation(Validators.contentType(Validators.acceptedTypes))
+        core.addStandardValidations()
         return self
     }
 

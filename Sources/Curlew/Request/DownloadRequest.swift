@@ -15,8 +15,7 @@ public final class DownloadRequest: Sendable {
     /// Accepts status 200..<300 (and a `Content-Type` matching `Accept`, when set).
     @discardableResult
     public func validate() -> Self {
-        core.addValidation(Validators.statusCode(200..<300))
-        core.addValidation(Validators.contentType(Validators.acceptedTypes))
+        core.addStandardValidations()
         return self
     }
 

@@ -69,6 +69,13 @@ final class RequestCore: Sendable {
         state.withLock { $0.validations.append(validation) }
     }
 
+    /// What `validate()` checks: status 200..<300 and, when the request has an `Accept`
+    /// header, a matching `Content-Type`.
+    func addStandardValidations() {
+        addValidation(Validators.statusCode(200..<300))
+        addValidation(Validators.contentType(Validators.acceptedTypes))
+    }
+
     func addInterceptor(_ interceptor: any RequestInterceptor) {
         state.withLock { $0.interceptors.append(interceptor) }
     }
