@@ -1,3 +1,6 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
 #include "CCurlShims.h"
 
 CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -69,3 +72,10 @@ const long curlew_CURL_HTTP_VERSION_2_0 = CURL_HTTP_VERSION_2_0;
 const long curlew_CURL_HTTP_VERSION_3 = CURL_HTTP_VERSION_3;
 const int curlew_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
 const int curlew_CURL_GLOBAL_ALL = CURL_GLOBAL_ALL;
+
+void curlew_name_current_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = '\0';
+    pthread_setname_np(pthread_self(), shortened);
+}

@@ -7,7 +7,11 @@ import Testing
 @Suite("Header names from raw bytes")
 struct HeaderNamesTests {
     private func name(_ text: String) -> HTTPField.Name? {
-        Array(text.utf8).withUnsafeBytes { HeaderNames.name($0) }
+        Array(text.utf8).withUnsafeBytes { HeaderNames.name($0)?.name }
+    }
+
+    private func role(_ text: String) -> HeaderNames.Role? {
+        Array(text.utf8).withUnsafeBytes { HeaderNames.name($0)?.role }
     }
 
     @Test func commonNamesMatchInAnyCase() {
@@ -22,5 +26,13 @@ struct HeaderNamesTests {
         #expect(name("Content-Typf")?.canonicalName == "content-typf")
         #expect(name("bad name") == nil)
         #expect(name("") == nil)
+    }
+
+    @Test func theFieldsTheTransferReadsAreToldApart() {
+        #expect(role("content-length") == .contentLength)
+        #expect(role("Content-Encoding") == .contentEncoding)
+        #expect(role("LOCATION") == .location)
+        #expect(role("Content-Type") == .other)
+        #expect(role("X-Location") == .other)
     }
 }

@@ -1,7 +1,7 @@
 /// The command line shared by every client binary.
 ///
 /// `CLIENT --scenario NAME --url URL [--count N] [--concurrency C] [--cacert PEM]
-///  [--file PATH] [--client-name NAME]`
+///  [--file PATH] [--warmup N] [--executor global|session]`
 public struct BenchArguments: Sendable {
     /// The scenario to run.
     public var scenario: Scenario
@@ -17,6 +17,9 @@ public struct BenchArguments: Sendable {
     public var filePath: String?
     /// How many unmeasured requests run first, to open connections and warm caches.
     public var warmup: Int
+    /// `--executor`: which executor a client whose library offers a choice runs its tasks on
+    /// (for Curlew: `global`, the default, or `session`).
+    public var executor: String
 
     /// An error in the command line.
     public struct UsageError: Error, CustomStringConvertible {
@@ -49,6 +52,7 @@ public struct BenchArguments: Sendable {
         self.warmup = try Self.positive(values["warmup"], name: "warmup", default: 0, allowZero: true)
         self.caCertificatePath = values["cacert"]
         self.filePath = values["file"]
+        self.executor = values["executor"] ?? "global"
     }
 
     /// The file path, or a usage error naming the scenario that needs one.

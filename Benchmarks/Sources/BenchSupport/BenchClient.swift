@@ -15,6 +15,14 @@ public protocol BenchClient: Sendable {
     func upload(_ url: String, from path: String) async throws -> Int64
     /// Releases connections and threads.
     func shutdown() async throws
+    /// The executor the driver's tasks should prefer, when the library offers one that saves
+    /// thread hops; nil runs them on the global executor.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension BenchClient {
+    /// No preference: the global executor.
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Thrown by a client for a scenario its library cannot run.

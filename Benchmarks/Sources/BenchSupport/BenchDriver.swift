@@ -48,7 +48,7 @@ public enum BenchDriver {
         case .smallC1, .smallC64, .h2C64:
             if arguments.warmup > 0 {
                 let warm = await LoadRunner.run(
-                    count: arguments.warmup, concurrency: arguments.concurrency
+                    count: arguments.warmup, concurrency: arguments.concurrency, executor: client.taskExecutor
                 ) { Int64(try await client.get(url)) }
                 if warm.errors == arguments.warmup {
                     throw BenchFailure("every warm-up request failed: \(warm.firstError ?? "?")")
@@ -57,7 +57,7 @@ public enum BenchDriver {
             let cpuBefore = ProcessMetrics.cpuSeconds()
             let start = clock.now
             let outcome = await LoadRunner.run(
-                count: arguments.count, concurrency: arguments.concurrency
+                count: arguments.count, concurrency: arguments.concurrency, executor: client.taskExecutor
             ) { Int64(try await client.get(url)) }
             let seconds = (clock.now - start).seconds
             let cpu = ProcessMetrics.cpuSeconds() - cpuBefore
@@ -74,11 +74,12 @@ public enum BenchDriver {
             let path = arguments.scenario == .downloadStream ? "" : try arguments.requireFilePath()
             let cpuBefore = ProcessMetrics.cpuSeconds()
             let start = clock.now
-            let bytes: Int64
-            switch arguments.scenario {
-            case .downloadStream: bytes = try await client.stream(url)
-            case .downloadFile: bytes = try await client.download(url, to: path)
-            default: bytes = try await client.upload(url, from: path)
+            let bytes = try await withTaskExecutorPreference(client.taskExecutor) { () async throws -> Int64 in
+                switch arguments.scenario {
+                case .downloadStream: try await client.stream(url)
+                case .downloadFile: try await client.download(url, to: path)
+                default: try await client.upload(url, from: path)
+                }
             }
             let seconds = (clock.now - start).seconds
             result.count = 1
@@ -90,7 +91,9 @@ public enum BenchDriver {
         case .manyStreams:
             let baseline = ProcessMetrics.residentKiB()
             let start = clock.now
-            let outcome = await LoadRunner.run(count: arguments.count, concurrency: arguments.count) {
+            let outcome = await LoadRunner.run(
+                count: arguments.count, concurrency: arguments.count, executor: client.taskExecutor
+            ) {
                 try await client.stream(url)
             }
             let peak = ProcessMetrics.peakResidentKiB()

@@ -21,9 +21,10 @@ public enum LoadRunner {
         let next = Atomic<Int>(0)
     }
 
-    /// Runs the operations; `operation` returns the body bytes it saw.
+    /// Runs the operations; `operation` returns the body bytes it saw. The workers prefer
+    /// `executor` when there is one.
     public static func run(
-        count: Int, concurrency: Int,
+        count: Int, concurrency: Int, executor: (any TaskExecutor)? = nil,
         _ operation: @escaping @Sendable () async throws -> Int64
     ) async -> Outcome {
         let counter = Counter()
@@ -31,7 +32,7 @@ public enum LoadRunner {
         let perWorker = count / workers + 1
         return await withTaskGroup(of: Outcome.self) { group in
             for _ in 0..<workers {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var outcome = Outcome(
                         latencies: LatencySamples(capacity: perWorker), errors: 0, bytes: 0)
                     let clock = ContinuousClock()

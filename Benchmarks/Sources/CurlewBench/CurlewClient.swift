@@ -8,9 +8,13 @@ import Foundation
 /// The session keeps its defaults except what the scenario needs: the run's CA for https,
 /// enough idle connections to keep every worker's connection alive, and room for many
 /// concurrent streams.
+///
+/// With `--executor session` (the client `curlew-exec`), the driver's tasks run on
+/// ``Session/taskExecutor``, the session's own thread, as a user who opts in would.
 struct CurlewClient: BenchClient {
-    let name = "curlew"
+    let name: String
     private let session: Session
+    private let usesSessionExecutor: Bool
 
     init(_ arguments: BenchArguments) {
         var configuration = SessionConfiguration()
@@ -19,7 +23,11 @@ struct CurlewClient: BenchClient {
         configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, inFlight + 16)
         configuration.timeouts = Timeouts(connect: .seconds(60), total: nil, idle: .seconds(600))
         session = Session(configuration: configuration)
+        usesSessionExecutor = arguments.executor == "session"
+        name = usesSessionExecutor ? "curlew-exec" : "curlew"
     }
+
+    var taskExecutor: (any TaskExecutor)? { usesSessionExecutor ? session.taskExecutor : nil }
 
     func get(_ url: String) async throws -> Int {
         try await session.request(url).validate().data().count

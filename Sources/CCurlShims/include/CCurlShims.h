@@ -49,4 +49,9 @@ extern const long curlew_CURL_HTTP_VERSION_3;
 extern const int curlew_CURL_ERROR_SIZE;
 extern const int curlew_CURL_GLOBAL_ALL;
 
+
+/// Names the calling thread for the OS (debuggers, profilers, `Thread.current.name`); at most
+/// 15 bytes are kept.
+void curlew_name_current_thread(const char *name);
+
 #endif

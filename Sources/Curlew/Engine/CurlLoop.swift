@@ -8,11 +8,16 @@ import Synchronization
 /// the thread with `curl_multi_wakeup`. The thread runs `curl_multi_perform`, handles every
 /// completion of an iteration in one batch, and sleeps in `curl_multi_poll`. Continuations
 /// are resumed straight from this thread.
+///
+/// The loop is also a `TaskExecutor` (``Session/taskExecutor``): jobs of tasks that prefer it
+/// run on this thread between iterations, so a task that awaits its requests there never
+/// changes threads. Commands and jobs queued by the loop thread itself need no wakeup.
 final class CurlLoop: Sendable {
     private enum Command {
         case add(Transfer)
         case cancel(Transfer)
         case unpause(Transfer)
+        case run(UnownedJob)
     }
 
     private struct Queue {
@@ -27,6 +32,8 @@ final class CurlLoop: Sendable {
     /// that it never races with the cleanup (which happens after `isShutDown` is set). Nil
     /// when libcurl could not make a multi handle; the loop then never starts.
     private let wakeHandle: MultiHandleReference?
+    /// The loop thread's `pthread_t`, once it runs; commands it queues itself need no wakeup.
+    private let loopThread = Atomic<UInt>(0)
 
     init(configuration: SessionConfiguration) {
         CurlGlobal.initialize()
@@ -42,7 +49,6 @@ final class CurlLoop: Sendable {
         let thread = Thread { [self] in
             run(state)
         }
-        thread.name = "Curlew.Session"
         thread.stackSize = 1 << 20
         thread.start()
     }
@@ -68,10 +74,12 @@ final class CurlLoop: Sendable {
     }
 
     private func enqueue(_ command: Command) -> Bool {
-        queue.withLock { queue in
+        let fromLoop = isLoopThread
+        return queue.withLock { queue in
             guard !queue.isShutDown, let wakeHandle else { return false }
-            // A non-empty queue already has a wakeup pending: the loop drains it whole.
-            let needsWakeup = queue.commands.isEmpty
+            // A non-empty queue already has a wakeup pending: the loop drains it whole. The loop
+            // thread looks at the queue before it sleeps, so it never wakes itself.
+            let needsWakeup = queue.commands.isEmpty && !fromLoop
             queue.commands.append(command)
             if needsWakeup { curl_multi_wakeup(wakeHandle.pointer) }
             return true
@@ -104,9 +112,17 @@ final class CurlLoop: Sendable {
         }
     }
 
+    private var isLoopThread: Bool {
+        loopThread.load(ordering: .relaxed) == UInt(pthread_self())
+    }
+
     // MARK: The loop thread
 
     private func run(_ state: LoopThreadState) {
+        // Named from inside: Foundation does not pass `Thread.name` on to the OS on Linux, and
+        // the name is what debuggers, profilers and `Thread.current.name` show.
+        curlew_name_current_thread("Curlew.Session")
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var running: Int32 = 0
         var pending: [Command] = []
         while true {
@@ -114,20 +130,37 @@ final class CurlLoop: Sendable {
                 swap(&pending, &queue.commands)
                 return queue.isShutDown
             }
-            for command in pending { state.handle(command: command) }
+            for command in pending {
+                if case .run(let job) = command {
+                    job.runSynchronously(on: asUnownedTaskExecutor())
+                } else {
+                    state.handle(command: command)
+                }
+            }
             pending.removeAll(keepingCapacity: true)
             if shuttingDown { break }
             curl_multi_perform(state.multi, &running)
             state.processCompletions()
             state.checkIdleTimeouts()
+            // Commands queued by this thread (jobs resumed by completions) run without sleeping.
             // With transfers in flight, wake often enough to enforce idle timeouts.
-            curl_multi_poll(state.multi, nil, 0, state.active.isEmpty ? 1000 : 250, nil)
+            if queue.withLock({ $0.commands.isEmpty }) {
+                curl_multi_poll(state.multi, nil, 0, state.active.isEmpty ? 1000 : 250, nil)
+            }
         }
         let leftovers = queue.withLock { queue -> [Command] in
             defer { queue.commands.removeAll() }
             return queue.commands
         }
-        state.shutDown(leftovers: leftovers.compactMap { if case .add(let transfer) = $0 { transfer } else { nil } })
+        var transfers: [Transfer] = []
+        for command in leftovers {
+            switch command {
+            case .add(let transfer): transfers.append(transfer)
+            case .run(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            case .cancel, .unpause: break
+            }
+        }
+        state.shutDown(leftovers: transfers)
         let waiters = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
             queue.threadExited = true
             defer { queue.shutdownWaiters.removeAll() }
@@ -170,6 +203,7 @@ final class CurlLoop: Sendable {
                     transfer.context.markActive()
                     curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
                 }
+            case .run: break  // Run by the loop itself, which knows the executor.
             }
         }
 
@@ -295,6 +329,14 @@ final class CurlLoop: Sendable {
             curl_multi_cleanup(multi)
             if let share { curl_share_cleanup(share) }
         }
+    }
+}
+
+extension CurlLoop: TaskExecutor {
+    /// Runs `job` on the loop thread; once the loop has shut down, on the global executor.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if !enqueue(.run(job)) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }
 

@@ -30,8 +30,11 @@ final class EventSink: Sendable {
         _ = state.withLock { $0.continuations.removeValue(forKey: id) }
     }
 
-    func emit(_ event: TransferEvent) {
-        let targets = state.withLock { Array($0.continuations.values) }
+    /// Sends an event to every stream listening now; the event is not even made when none is.
+    func emit(_ event: @autoclosure () -> TransferEvent) {
+        let targets = state.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
+        guard !targets.isEmpty else { return }
+        let event = event()
         for target in targets { target.yield(event) }
     }
 

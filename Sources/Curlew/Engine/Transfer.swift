@@ -40,8 +40,16 @@ final class Transfer: Sendable {
     }
 
     /// Starts the transfer and waits for its end.
-    func outcome() async throws(CurlewError) -> TransferOutcome {
-        try await startAndWait { state, continuation in state.waitForOutcome(continuation) }
+    ///
+    /// - Parameter cancellable: whether task cancellation cancels the transfer here. The
+    ///   request pipeline passes false: it already forwards cancellation to the transfer.
+    func outcome(cancellable: Bool = true) async throws(CurlewError) -> TransferOutcome {
+        let register = { (state: inout TransferStateMachine, continuation: CheckedContinuation<TransferOutcome, any Error>) in
+            state.waitForOutcome(continuation)
+        }
+        if cancellable { return try await startAndWait(register) }
+        start()
+        return try await wait(register)
     }
 
     /// Starts the transfer and waits for the final response head.
@@ -56,15 +64,24 @@ final class Transfer: Sendable {
         _ register: @escaping (inout TransferStateMachine, CheckedContinuation<T, any Error>) -> Result<T, CurlewError>?
     ) async throws(CurlewError) -> T {
         start()
+        // withTaskCancellationHandler has no typed throws: the result carries the error through.
+        let result = await withTaskCancellationHandler { () async -> Result<T, CurlewError> in
+            do throws(CurlewError) { return .success(try await wait(register)) } catch { return .failure(error) }
+        } onCancel: {
+            cancel(.taskCancelled, "the task awaiting the request was cancelled")
+        }
+        return try result.get()
+    }
+
+    /// Parks on `register` (see ``startAndWait(_:)``), without watching for cancellation.
+    private func wait<T: Sendable>(
+        _ register: @escaping (inout TransferStateMachine, CheckedContinuation<T, any Error>) -> Result<T, CurlewError>?
+    ) async throws(CurlewError) -> T {
         do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                    if let result = state.withLock({ register(&$0, continuation) }) {
-                        continuation.resume(with: result.mapError { $0 as any Error })
-                    }
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                if let result = state.withLock({ register(&$0, continuation) }) {
+                    continuation.resume(with: result.mapError { $0 as any Error })
                 }
-            } onCancel: {
-                cancel(.taskCancelled, "the task awaiting the request was cancelled")
             }
         } catch {
             throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)

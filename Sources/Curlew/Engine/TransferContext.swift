@@ -27,6 +27,8 @@ final class TransferContext: @unchecked Sendable {
     private var reasonPhrase = ""
     /// The fields of the head being parsed; made into `HTTPFields` once, at its end.
     private var fields: [HTTPField] = []
+    /// What the transfer reads of the head being parsed, noted as its fields arrive.
+    private var notes = HeadNotes()
     private var headerBytes = 0
     private(set) var finalHead: HTTPResponse?
     private var pendingRedirect: OutgoingRequest?
@@ -79,6 +81,7 @@ final class TransferContext: @unchecked Sendable {
         statusCode = 0
         reasonPhrase = ""
         fields.removeAll(keepingCapacity: true)
+        notes = HeadNotes()
         headerBytes = 0
         finalHead = nil
         pendingRedirect = nil
@@ -97,7 +100,6 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Headers
 
     func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
-        lastActivity = .now
         headerBytes += line.count
         if headerBytes > Self.maximumHeaderBytes {
             fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
@@ -113,11 +115,15 @@ final class TransferContext: @unchecked Sendable {
             return endOfHead(transfer: transfer) ? line.count : 0
         }
         if content.starts(with: "HTTP/".utf8) {
+            // A head's lines arrive together: its first line stands for all of them.
+            lastActivity = .now
             guard parseStatusLine(content) else {
                 fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
                 return 0
             }
             fields.removeAll(keepingCapacity: true)
+            fields.reserveCapacity(16)
+            notes = HeadNotes()
             return line.count
         }
         guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
@@ -125,8 +131,9 @@ final class TransferContext: @unchecked Sendable {
         while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
             valueStart += 1
         }
-        if let fieldName = HeaderNames.name(UnsafeRawBufferPointer(rebasing: content[0..<colon])) {
+        if let (fieldName, role) = HeaderNames.name(UnsafeRawBufferPointer(rebasing: content[0..<colon])) {
             let value = UnsafeRawBufferPointer(rebasing: content[valueStart...])
+            if role != .other { notes.note(role, value: value) }
             // ASCII values (nearly all) take the fast String path; others keep their raw bytes.
             fields.append(
                 value.allSatisfy { $0 < 0x80 }
@@ -137,13 +144,21 @@ final class TransferContext: @unchecked Sendable {
     }
 
     private func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        // "HTTP/1.1 200 OK" or "HTTP/2 200"
-        let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[1].count == 3,
-            let code = Int(String(decoding: parts[1], as: UTF8.self)), (100...599).contains(code)
-        else { return false }
+        // "HTTP/1.1 200 OK" or "HTTP/2 200": the version, spaces, three digits, then a space
+        // and the reason phrase, or the end.
+        guard var index = line.firstIndex(of: 0x20) else { return false }
+        while index < line.count && line[index] == 0x20 { index += 1 }
+        guard index + 3 <= line.count else { return false }
+        var code = 0
+        for digit in line[index..<index + 3] {
+            guard digit >= 0x30 && digit <= 0x39 else { return false }
+            code = code * 10 + Int(digit - 0x30)
+        }
+        index += 3
+        guard (100...599).contains(code), index == line.count || line[index] == 0x20 else { return false }
+        while index < line.count && line[index] == 0x20 { index += 1 }
         statusCode = code
-        reasonPhrase = parts.count == 3 ? String(decoding: parts[2], as: UTF8.self) : ""
+        reasonPhrase = index == line.count ? "" : String(decoding: UnsafeRawBufferPointer(rebasing: line[index...]), as: UTF8.self)
         return true
     }
 
@@ -156,13 +171,14 @@ final class TransferContext: @unchecked Sendable {
         if statusCode < 200 && statusCode != 101 {
             statusCode = 0
             fields.removeAll(keepingCapacity: true)
+            notes = HeadNotes()
             return true
         }
         let head = HTTPResponse(
             status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: HTTPFields(fields))
         // Every hop's cookies are stored before the next hop is configured.
         settings.cookieJar?.storeCookies(from: head, for: request.url)
-        if let location = head.headerFields[.location], RedirectRules.isRedirect(statusCode) {
+        if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.headerFields[.location] {
             switch decideRedirect(head: head, location: location) {
             case .follow(let next, let hop):
                 pendingRedirect = next
@@ -187,12 +203,12 @@ final class TransferContext: @unchecked Sendable {
 
     private func acceptFinalHead(_ head: HTTPResponse, transfer: Transfer) -> Bool {
         finalHead = head
-        if settings.automaticDecompression, let coding = head.headerFields[.contentEncoding],
+        if settings.automaticDecompression, notes.hasContentEncoding, let coding = head.headerFields[.contentEncoding],
             coding.lowercased() != "identity"
         {
             isContentEncoded = true
         }
-        let declaredLength = head.headerFields[.contentLength].flatMap { Int($0) }
+        let declaredLength = notes.contentLength
         switch mode {
         case .collect:
             if let declaredLength, !isContentEncoded {
@@ -408,5 +424,42 @@ final class TransferContext: @unchecked Sendable {
         downloadFile?.discard()
         downloadFile = nil
         return error.adding(url: request.url, head: finalHead)
+    }
+}
+
+/// What the transfer reads of a head, noted while its fields are parsed: whether it has the
+/// fields that need a closer look, and the value of a single `Content-Length`.
+private struct HeadNotes {
+    private(set) var hasLocation = false
+    private(set) var hasContentEncoding = false
+    private var contentLengthCount = 0
+    private var contentLengthValue: Int?
+
+    /// The declared body length; nil when absent, repeated or not a number.
+    var contentLength: Int? { contentLengthCount == 1 ? contentLengthValue : nil }
+
+    mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer) {
+        switch role {
+        case .location: hasLocation = true
+        case .contentEncoding: hasContentEncoding = true
+        case .contentLength:
+            contentLengthCount += 1
+            contentLengthValue = Self.decimal(value)
+        case .other: break
+        }
+    }
+
+    /// The non-negative decimal number that is all of `bytes` (trailing blanks allowed).
+    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var end = bytes.count
+        while end > 0 && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        guard end > 0, end <= 18 else { return nil }
+        var value = 0
+        for index in 0..<end {
+            let digit = Int(bytes[index]) - 0x30
+            guard digit >= 0 && digit <= 9 else { return nil }
+            value = value * 10 + digit
+        }
+        return value
     }
 }

@@ -244,7 +244,8 @@ final class RequestCore: Sendable {
             let attemptStart = ContinuousClock.now
             var request = base
             do {
-                request = try await chain.adapt(base, for: session)
+                // Without interceptors, skip the async hops: the build already validated the URL.
+                if !chain.isEmpty { request = try await chain.adapt(base, for: session) }
                 if let monitor {
                     monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: attempt)
                     monitor.monitor.request(monitor.id, didStart: request, attempt: attempt)
@@ -258,7 +259,7 @@ final class RequestCore: Sendable {
                 try register(transfer)
                 var outcome = try await outcome(of: transfer, request: request, attempt: attempt)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
-                outcome = try await chain.intercept(outcome, for: session, attempts: attempt)
+                if !chain.isEmpty { outcome = try await chain.intercept(outcome, for: session, attempts: attempt) }
                 try validate(outcome, with: validations)
                 monitor.map {
                     $0.monitor.request($0.id, didFinish: request, with: .success(TransferCompletion(outcome)), attempts: attempt)
@@ -279,10 +280,11 @@ final class RequestCore: Sendable {
     private func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int) async throws(CurlewError)
         -> TransferOutcome
     {
-        guard let monitor else { return try await transfer.outcome() }
+        // `driving` forwards task cancellation to the transfer already.
+        guard let monitor else { return try await transfer.outcome(cancellable: false) }
         async let watched: Void = Self.reportHead(of: transfer, to: monitor, request: request, attempt: attempt)
         do {
-            let outcome = try await transfer.outcome()
+            let outcome = try await transfer.outcome(cancellable: false)
             await watched
             return outcome
         } catch {

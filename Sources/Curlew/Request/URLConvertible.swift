@@ -31,17 +31,20 @@ extension URLComponents: URLConvertible {
 extension URL {
     /// Checks what libcurl needs of a request URL: an http or https scheme and a host.
     func validatedForTransfer() throws(CurlewError) -> URL {
-        guard let scheme = scheme?.lowercased() else {
+        guard let scheme else {
             throw CurlewError(.invalidURL, "the URL has no scheme", url: self)
         }
-        guard scheme == "http" || scheme == "https" else {
+        // Lowercase schemes (nearly all) skip making a lowercased copy.
+        guard scheme == "http" || scheme == "https" || ["http", "https"].contains(scheme.lowercased()) else {
             throw CurlewError(
-                .unsupportedScheme, "only http and https are allowed, not '\(scheme)'", url: self)
+                .unsupportedScheme, "only http and https are allowed, not '\(scheme.lowercased())'", url: self)
         }
         guard let host = host, !host.isEmpty else {
             throw CurlewError(.invalidURL, "the URL has no host", url: self)
         }
-        if absoluteString.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) {
+        let isControl = { (byte: UInt8) in byte < 0x21 || byte == 0x7F }
+        let text = absoluteString
+        if text.utf8.withContiguousStorageIfAvailable({ $0.contains(where: isControl) }) ?? text.utf8.contains(where: isControl) {
             throw CurlewError(.invalidURL, "the URL contains spaces or control characters", url: self)
         }
         return self

@@ -96,24 +96,53 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         public static let authenticationFailed = Kind(code: .authenticationFailed)
     }
 
+    /// The fields, in one shared box: errors travel inside `Result`s and optionals through the
+    /// whole pipeline, and a one-word error keeps those small and cheap to copy.
+    private final class Storage: Sendable {
+        let kind: Kind
+        let message: String
+        let url: URL?
+        let curlCode: Int?
+        let curlMessage: String?
+        let responseHead: HTTPResponse?
+        let responseBody: Data?
+        let underlying: (any Error & Sendable)?
+
+        init(
+            kind: Kind, message: String, url: URL?, curlCode: Int?, curlMessage: String?,
+            responseHead: HTTPResponse?, responseBody: Data?, underlying: (any Error & Sendable)?
+        ) {
+            self.kind = kind
+            self.message = message
+            self.url = url
+            self.curlCode = curlCode
+            self.curlMessage = curlMessage
+            self.responseHead = responseHead
+            self.responseBody = responseBody
+            self.underlying = underlying
+        }
+    }
+
+    private let storage: Storage
+
     /// What went wrong.
-    public let kind: Kind
+    public var kind: Kind { storage.kind }
     /// A human-readable explanation.
-    public let message: String
+    public var message: String { storage.message }
     /// The URL the error concerns, when known.
-    public let url: URL?
+    public var url: URL? { storage.url }
     /// The libcurl `CURLcode`, when libcurl reported the failure.
-    public let curlCode: Int?
+    public var curlCode: Int? { storage.curlCode }
     /// libcurl's own error text for ``curlCode``.
-    public let curlMessage: String?
+    public var curlMessage: String? { storage.curlMessage }
     /// The HTTP status, when a response head arrived.
-    public let status: HTTPResponse.Status?
+    public var status: HTTPResponse.Status? { storage.responseHead?.status }
     /// The response head, when one arrived.
-    public let responseHead: HTTPResponse?
+    public var responseHead: HTTPResponse? { storage.responseHead }
     /// The response body, when one was collected.
-    public let responseBody: Data?
+    public var responseBody: Data? { storage.responseBody }
     /// The error underneath, for example a `DecodingError`.
-    public let underlying: (any Error & Sendable)?
+    public var underlying: (any Error & Sendable)? { storage.underlying }
 
     /// Creates an error. Public so that serializers, adapters and retriers written outside
     /// Curlew can throw errors of the same shape.
@@ -122,15 +151,9 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         curlMessage: String? = nil, responseHead: HTTPResponse? = nil, responseBody: Data? = nil,
         underlying: (any Error & Sendable)? = nil
     ) {
-        self.kind = kind
-        self.message = message
-        self.url = url
-        self.curlCode = curlCode
-        self.curlMessage = curlMessage
-        self.status = responseHead?.status
-        self.responseHead = responseHead
-        self.responseBody = responseBody
-        self.underlying = underlying
+        storage = Storage(
+            kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
+            responseHead: responseHead, responseBody: responseBody, underlying: underlying)
     }
 
     /// The response body decoded as UTF-8, when there is one.
