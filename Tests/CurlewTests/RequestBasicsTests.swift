@@ -89,6 +89,31 @@ struct RequestBasicsTests {
         #expect(echo.headers["user-agent"] == "MyApp/2")
     }
 
+    @Test func sessionHeadersGoOutAloneOrUnderTheRequestsOwn() async throws {
+        let server = try await Fixtures.server()
+        var configuration = SessionConfiguration()
+        configuration.userAgent = "Shared/1"
+        configuration.defaultHeaders[HTTPField.Name("X-Team")!] = "curlew"
+        configuration.maximumConnectionsPerHost = 1
+        let session = Session(configuration: configuration)
+        var own = HTTPFields()
+        own[HTTPField.Name("X-Once")!] = "yes"
+        own[HTTPField.Name("X-Team")!] = "override"
+        // One connection and one handle at a time, so each request reuses the last one's handle.
+        let plain = try Fixtures.echo(try await session.request(server.url("/anything")).data())
+        let custom = try Fixtures.echo(try await session.request(server.url("/anything"), headers: own).data())
+        let plainAgain = try Fixtures.echo(try await session.request(server.url("/anything")).data())
+        await session.shutdown()
+        for echo in [plain, plainAgain] {
+            #expect(echo.headers["user-agent"] == "Shared/1")
+            #expect(echo.headers["x-team"] == "curlew")
+            #expect(echo.headers["x-once"] == nil)
+        }
+        #expect(custom.headers["user-agent"] == "Shared/1")
+        #expect(custom.headers["x-team"] == "override")
+        #expect(custom.headers["x-once"] == "yes")
+    }
+
     @Test func stringUsesCharsetThenUTF8ThenLatin1() async throws {
         let server = try await Fixtures.server()
         #expect(try await session.request(server.url("/charset/latin1")).string() == "café")

@@ -220,7 +220,7 @@ final class CurlLoop: Sendable {
                 return
             }
             do {
-                try transfer.context.configure(handle: handle, transfer: transfer)
+                try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
             } catch {
                 recycle(handle)
                 transfer.context.handle = nil

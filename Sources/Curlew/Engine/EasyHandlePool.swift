@@ -14,10 +14,19 @@ final class EasyHandlePool {
     private let share: UnsafeMutableRawPointer?
     private var idle: [UnsafeMutableRawPointer] = []
     private let maximumIdle = 256
+    /// The headers every request gets — the User-Agent and the session's default headers — as
+    /// one libcurl list, made once and shared by the requests that add none of their own.
+    /// Freed by ``removeAll()``, after the last handle.
+    private(set) var sessionHeaders: UnsafeMutablePointer<curl_slist>?
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
         self.configuration = configuration
         self.share = share
+        let fields = TransferContext.withSessionHeaders(
+            [:], userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
+        for field in fields {
+            sessionHeaders = curl_slist_append(sessionHeaders, TransferContext.curlHeaderLine(field))
+        }
     }
 
     /// A configured handle, reused when one is idle.
@@ -48,6 +57,8 @@ final class EasyHandlePool {
     func removeAll() {
         for handle in idle { curl_easy_cleanup(handle) }
         idle.removeAll()
+        if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
+        sessionHeaders = nil
     }
 
     private func configureSessionOptions(_ handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {

@@ -6,7 +6,12 @@ extension TransferContext {
     /// Sets every per-request option of a pooled handle for the current hop. Session-wide
     /// options were set when the pool made the handle (see ``EasyHandlePool``); each option
     /// set here is set on every hop, so nothing of an earlier request survives.
-    func configure(handle: UnsafeMutableRawPointer, transfer: Transfer) throws(CurlewError) {
+    ///
+    /// `sessionHeaders` is the session's shared list of the headers every request gets (see
+    /// ``EasyHandlePool/sessionHeaders``), used as is by requests that add none of their own.
+    func configure(
+        handle: UnsafeMutableRawPointer, transfer: Transfer, sessionHeaders: UnsafeMutablePointer<curl_slist>?
+    ) throws(CurlewError) {
         self.handle = handle
         resetHop()
         let options = EasyOptions(handle: handle, url: request.url)
@@ -24,7 +29,7 @@ extension TransferContext {
         try configureTimeouts(options)
         try configureProtocol(options)
         try configureMethodAndBody(options, transfer: transfer)
-        try configureHeaders(options)
+        try configureHeaders(options, sessionHeaders: sessionHeaders)
     }
 
     private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
@@ -103,12 +108,16 @@ extension TransferContext {
         if method != .post { try options.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
     }
 
-    private func configureHeaders(_ options: EasyOptions) throws(CurlewError) {
+    private func configureHeaders(
+        _ options: EasyOptions, sessionHeaders: UnsafeMutablePointer<curl_slist>?
+    ) throws(CurlewError) {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
-        var fields = request.headerFields
-        if fields[.userAgent] == nil { fields[.userAgent] = settings.userAgent }
-        for field in settings.defaultHeaders where fields[field.name] == nil { fields.append(field) }
+        if request.headerFields.isEmpty, request.body == nil, settings.cookieJar == nil, let sessionHeaders {
+            try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, sessionHeaders), "CURLOPT_HTTPHEADER")
+            return
+        }
+        var fields = Self.withSessionHeaders(request.headerFields, userAgent: settings.userAgent, defaults: settings.defaultHeaders)
         if let jar = settings.cookieJar,
             let stored = jar.cookieHeader(for: request.url, siteForCookies: firstURL, method: request.method)
         {
@@ -121,17 +130,27 @@ extension TransferContext {
             if fields[.expect] == nil { append("Expect:") }
             if fields[.contentType] == nil { append("Content-Type:") }
         }
-        for field in fields {
-            // An empty value is written "Name;" in libcurl's syntax; "Name:" would remove it.
-            append(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
-        }
-        if let headerList {
-            try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
-        }
+        for field in fields { append(Self.curlHeaderLine(field)) }
+        // Also when nil: the handle may still point at a list of an earlier request.
+        try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
     }
 
     private func append(_ line: String) {
         headerList = curl_slist_append(headerList, line)
+    }
+
+    /// `fields` plus the session's User-Agent and default headers, where `fields` lacks them.
+    static func withSessionHeaders(_ fields: HTTPFields, userAgent: String, defaults: HTTPFields) -> HTTPFields {
+        var fields = fields
+        if fields[.userAgent] == nil { fields[.userAgent] = userAgent }
+        for field in defaults where fields[field.name] == nil { fields.append(field) }
+        return fields
+    }
+
+    /// A field in `CURLOPT_HTTPHEADER`'s syntax, where an empty value is written "Name;"
+    /// ("Name:" would remove the header instead).
+    static func curlHeaderLine(_ field: HTTPField) -> String {
+        field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
     }
 }
 
@@ -152,7 +171,8 @@ struct EasyOptions {
     }
 
     func set(_ option: CURLoption, _ value: String) throws(CurlewError) {
-        guard !value.utf8.contains(0) else {
+        let hasNUL = value.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? value.utf8.contains(0)
+        guard !hasNUL else {
             throw CurlewError(.invalidRequest, "a NUL byte in the value of libcurl option \(option.rawValue)", url: url)
         }
         try check(curlew_easy_setopt_string(handle, option, value), option)

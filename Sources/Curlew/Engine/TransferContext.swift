@@ -114,7 +114,7 @@ final class TransferContext: @unchecked Sendable {
         if content.isEmpty {
             return endOfHead(transfer: transfer) ? line.count : 0
         }
-        if content.starts(with: "HTTP/".utf8) {
+        if content.first == UInt8(ascii: "H"), content.starts(with: "HTTP/".utf8) {
             // A head's lines arrive together: its first line stands for all of them.
             lastActivity = .now
             guard parseStatusLine(content) else {
@@ -174,8 +174,12 @@ final class TransferContext: @unchecked Sendable {
             notes = HeadNotes()
             return true
         }
+        // Reserved first: `HTTPFields(fields)` grows its storage field by field.
+        var headerFields = HTTPFields()
+        headerFields.reserveCapacity(fields.count)
+        for field in fields { headerFields.append(field) }
         let head = HTTPResponse(
-            status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: HTTPFields(fields))
+            status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: headerFields)
         // Every hop's cookies are stored before the next hop is configured.
         settings.cookieJar?.storeCookies(from: head, for: request.url)
         if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.headerFields[.location] {

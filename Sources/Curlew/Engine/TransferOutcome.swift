@@ -2,16 +2,39 @@ import Foundation
 import HTTPTypes
 
 /// What a successful transfer produced, before validation and serialization.
-struct TransferOutcome: Sendable {
+///
+/// Immutable and shared: an outcome passes through results, continuations and the pipeline's
+/// stages, and a class keeps each of those copies to one reference.
+final class TransferOutcome: Sendable {
     /// The request of the last hop.
-    var request: OutgoingRequest
+    let request: OutgoingRequest
     /// The URL of the last hop.
-    var url: URL
-    var head: HTTPResponse
+    let url: URL
+    let head: HTTPResponse
     /// The collected body; empty in stream and download modes.
-    var body: Data
+    let body: Data
     /// The destination file, for downloads.
-    var fileURL: URL?
-    var metrics: TransferMetrics
-    var redirects: [RedirectHop]
+    let fileURL: URL?
+    let metrics: TransferMetrics
+    let redirects: [RedirectHop]
+
+    init(
+        request: OutgoingRequest, url: URL, head: HTTPResponse, body: Data, fileURL: URL?,
+        metrics: TransferMetrics, redirects: [RedirectHop]
+    ) {
+        self.request = request
+        self.url = url
+        self.head = head
+        self.body = body
+        self.fileURL = fileURL
+        self.metrics = metrics
+        self.redirects = redirects
+    }
+
+    /// The same outcome with the head and body a response interceptor made.
+    func replacing(head: HTTPResponse, body: Data) -> TransferOutcome {
+        TransferOutcome(
+            request: request, url: url, head: head, body: body, fileURL: fileURL, metrics: metrics,
+            redirects: redirects)
+    }
 }

@@ -50,10 +50,7 @@ struct InterceptorChain: Sendable {
                     url: outcome.url, responseHead: response.head, responseBody: response.value, underlying: error)
             }
         }
-        var changed = outcome
-        changed.head = response.head
-        changed.body = response.value
-        return changed
+        return outcome.replacing(head: response.head, body: response.value)
     }
 
     /// Asks the retriers in order until one decides.

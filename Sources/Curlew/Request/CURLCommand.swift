@@ -17,12 +17,9 @@ enum CURLCommand {
         if configuration.automaticDecompression { parts.append("--compressed") }
         if !configuration.tls.verifyPeer || !configuration.tls.verifyHost { parts.append("--insecure") }
         if let ca = configuration.tls.caCertificatePath { parts += ["--cacert", quote(ca)] }
-        var fields = request.headerFields
-        if fields[.userAgent] == nil { fields[.userAgent] = configuration.userAgent }
-        for field in configuration.defaultHeaders where fields[field.name] == nil { fields.append(field) }
-        for field in fields {
-            parts += ["-H", quote(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")]
-        }
+        let fields = TransferContext.withSessionHeaders(
+            request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
+        for field in fields { parts += ["-H", quote(TransferContext.curlHeaderLine(field))] }
         if let body = request.body {
             switch body.storage {
             case .data(let data):
