@@ -8,7 +8,8 @@
 #   Benchmarks/run.sh --callgrind     instructions per request of small-c1 (Curlew, AHC, C loop)
 #
 # Options: --rounds N, --clients a,b,..., --scenarios x,y,..., --no-build, --keep-nginx-log.
-# Clients: curlew rawcurl wrk curl ahc urlsession.
+# Clients: curlew curlew-exec rawcurl wrk curl ahc urlsession (curlew-exec: Curlew with its
+# tasks on Session.taskExecutor, the session's own thread).
 # Scenarios: small-c1 small-c64 h2-c64 download-stream download-file upload many-streams.
 set -euo pipefail
 
@@ -30,7 +31,7 @@ source "$HERE/scripts/clients.sh"
 source "$HERE/scripts/callgrind.sh"
 
 MODE=full ROUNDS=3 SKIP_BUILD=0 CALLGRIND=0 SUBSET=0
-CLIENTS="curlew rawcurl wrk curl ahc urlsession"
+CLIENTS="curlew curlew-exec rawcurl wrk curl ahc urlsession"
 SCENARIOS="small-c1 small-c64 h2-c64 download-stream download-file upload many-streams"
 C1_COUNT=10000 C64_COUNT=50000 H2_COUNT=20000 STREAMS=10000 WRK_SECONDS=5 PAUSE=1
 BIG_MIB=1024 UPLOAD_MIB=256 CLIENT_TIMEOUT=600
@@ -130,7 +131,7 @@ fi
 active=()
 for client in $CLIENTS; do
     case "$client" in
-        curlew) [ "$CURLEW_BUILT" = 1 ] || { loud "Curlew is not measured: its client did not build"; continue; } ;;
+        curlew | curlew-exec) [ "$CURLEW_BUILT" = 1 ] || { loud "$client is not measured: the Curlew client did not build"; continue; } ;;
         ahc | urlsession) [ -x "$SWIFT_BIN/$client-bench" ] || { loud "$client is not measured: it did not build"; continue; } ;;
         rawcurl | wrk | curl) ;;
         *) die "unknown client $client" ;;

@@ -12,11 +12,12 @@
 CG_SHORT=200
 CG_LONG=2200
 
-callgrind_total() { # binary count out-file → total instructions
+callgrind_total() { # binary count out-file [extra args] → total instructions
     local binary=$1 count=$2 out=$3
+    shift 3
     timeout 1200 valgrind --tool=callgrind --callgrind-out-file="$out" "$binary" \
         --scenario small-c1 --url "http://127.0.0.1:$HTTP_PORT/small" --count "$count" \
-        --concurrency 1 --warmup 0 >"$out.stdout" 2>"$out.stderr" || return 1
+        --concurrency 1 --warmup 0 "$@" >"$out.stdout" 2>"$out.stderr" || return 1
     awk '/^(summary|totals):/ {print $2; exit}' "$out"
 }
 
@@ -24,9 +25,16 @@ run_callgrind() {
     local out="$RESULTS_DIR/callgrind.jsonl" dir="$RUN/callgrind" client binary short long
     mkdir -p "$dir"
     : >"$out"
-    for client in curlew ahc rawcurl; do
+    local -a extra
+    for client in curlew curlew-exec ahc rawcurl; do
+        extra=()
         case "$client" in
             curlew) binary="$SWIFT_BIN/curlew-bench"; [ "$CURLEW_BUILT" = 1 ] || binary="" ;;
+            curlew-exec)
+                binary="$SWIFT_BIN/curlew-bench"
+                extra=(--executor session)
+                [ "$CURLEW_BUILT" = 1 ] || binary=""
+                ;;
             ahc) binary="$SWIFT_BIN/ahc-bench" ;;
             rawcurl) binary="$RUN/bin/rawcurl" ;;
         esac
@@ -37,8 +45,8 @@ run_callgrind() {
         fi
         cp "$binary" "$dir/$client-bin" && strip -g "$dir/$client-bin" && binary="$dir/$client-bin"
         log "callgrind: $client, $CG_SHORT then $CG_LONG sequential requests"
-        if short=$(callgrind_total "$binary" "$CG_SHORT" "$dir/$client-short.out") &&
-            long=$(callgrind_total "$binary" "$CG_LONG" "$dir/$client-long.out") &&
+        if short=$(callgrind_total "$binary" "$CG_SHORT" "$dir/$client-short.out" "${extra[@]}") &&
+            long=$(callgrind_total "$binary" "$CG_LONG" "$dir/$client-long.out" "${extra[@]}") &&
             [ -n "$short" ] && [ -n "$long" ]; then
             jq -cn --arg c "$client" --argjson n $((CG_LONG - CG_SHORT)) --argjson s "$short" \
                 --argjson l "$long" --arg d "$(date -u '+%Y-%m-%d')" \

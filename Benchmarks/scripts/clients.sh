@@ -12,6 +12,8 @@ na_reason() {
         wrk:*) echo "wrk is the ceiling for small requests only" ;;
         curl:many-streams) echo "curl --parallel caps concurrency at 300" ;;
         rawcurl:download-file | rawcurl:upload) echo "the C loop is the ceiling for requests; curl CLI is the transfer reference" ;;
+        curlew-exec:download-file | curlew-exec:upload | curlew-exec:many-streams)
+            echo "the same as Curlew: the body moves on the session thread either way" ;;
         urlsession:h2-c64) echo "FoundationNetworking on Linux cannot trust a custom CA (no server-trust challenge; its CA-file variable is Android-only)" ;;
     esac
 }
@@ -49,6 +51,7 @@ run_self_reporting() {
     # The curl CLI's own receive buffer size (100 KiB), so the C loop is its equal on downloads.
     [ "$client" = rawcurl ] && [ "$scenario" = download-stream ] && args+=(--buffer-size 102400)
     [ -n "$P_FILE" ] && [ "$client" != rawcurl ] && args+=(--file "$P_FILE")
+    [ "$client" = curlew-exec ] && args+=(--executor session)
     local code=0
     timeout "$CLIENT_TIMEOUT" "$binary" "${args[@]}" >"$out" 2>"$err" || code=$?
     local line
@@ -186,6 +189,7 @@ run_one() {
             wrk) run_wrk "$scenario" ;;
             rawcurl) run_self_reporting rawcurl "$scenario" "$RUN/bin/rawcurl" ;;
             curlew) run_self_reporting curlew "$scenario" "$SWIFT_BIN/curlew-bench" ;;
+            curlew-exec) run_self_reporting curlew-exec "$scenario" "$SWIFT_BIN/curlew-bench" ;;
             ahc) run_self_reporting ahc "$scenario" "$SWIFT_BIN/ahc-bench" ;;
             urlsession) run_self_reporting urlsession "$scenario" "$SWIFT_BIN/urlsession-bench" ;;
         esac

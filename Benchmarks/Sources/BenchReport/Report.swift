@@ -19,12 +19,14 @@ struct Report: Codable, Sendable {
         var target: Target
         /// Curlew's value (a ratio to the peer, or the absolute figure).
         var value: Double?
+        /// The same for Curlew with its tasks on `Session.taskExecutor`, where measured.
+        var executorValue: Double?
         /// "met", "missed", or "not measured".
         var verdict: String
     }
 
     /// The clients in the order the tables show them.
-    static let clientOrder = ["curlew", "rawcurl", "wrk", "curl", "ahc", "urlsession"]
+    static let clientOrder = ["curlew", "curlew-exec", "rawcurl", "wrk", "curl", "ahc", "urlsession"]
     /// The scenarios in issue 5's order.
     static let scenarioOrder = Scenario.allCases.map(\.rawValue)
 
@@ -44,7 +46,8 @@ struct Report: Codable, Sendable {
             } else {
                 verdict = "not measured"
             }
-            targets.append(TargetOutcome(target: target, value: value, verdict: verdict))
+            let executorValue = ratio(target.scenario, target.metric, "curlew-exec", target.peer)
+            targets.append(TargetOutcome(target: target, value: value, executorValue: executorValue, verdict: verdict))
         }
     }
 
