@@ -39,17 +39,11 @@ final class Transfer: Sendable {
         if let refusal = loop.submit(self) { finish(.failure(refusal)) }
     }
 
-    /// Starts the transfer and waits for its end.
-    ///
-    /// - Parameter cancellable: whether task cancellation cancels the transfer here. The
-    ///   request pipeline passes false: it already forwards cancellation to the transfer.
-    func outcome(cancellable: Bool = true) async throws(CurlewError) -> TransferOutcome {
-        let register = { (state: inout TransferStateMachine, continuation: CheckedContinuation<TransferOutcome, any Error>) in
-            state.waitForOutcome(continuation)
-        }
-        if cancellable { return try await startAndWait(register) }
+    /// Starts the transfer and waits for its end. Task cancellation is not watched here: the
+    /// request pipeline, the only caller, forwards it to the transfer already.
+    func outcome() async throws(CurlewError) -> TransferOutcome {
         start()
-        return try await wait(register)
+        return try await wait { state, continuation in state.waitForOutcome(continuation) }
     }
 
     /// Starts the transfer and waits for the final response head.

@@ -281,10 +281,10 @@ final class RequestCore: Sendable {
         -> TransferOutcome
     {
         // `driving` forwards task cancellation to the transfer already.
-        guard let monitor else { return try await transfer.outcome(cancellable: false) }
+        guard let monitor else { return try await transfer.outcome() }
         async let watched: Void = Self.reportHead(of: transfer, to: monitor, request: request, attempt: attempt)
         do {
-            let outcome = try await transfer.outcome(cancellable: false)
+            let outcome = try await transfer.outcome()
             await watched
             return outcome
         } catch {
