@@ -21,10 +21,17 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        // zlib, brotli and zstd for Curlew's own content decoding (see docs/ARCHITECTURE.md):
+        // Debian's zlib1g-dev, libbrotli-dev and libzstd-dev.
+        .target(
+            name: "CDecompression",
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlidec"), .linkedLibrary("zstd")]
+        ),
         .target(
             name: "Curlew",
             dependencies: [
                 "CCurlShims",
+                "CDecompression",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,11 +2,12 @@
 # Installs the Debian packages Curlew needs that are missing. Usage: install-deps.sh [--tests]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libxml2-dev pkg-config)
+# zlib, brotli and zstd: Curlew decodes content codings itself (docs/ARCHITECTURE.md).
+packages=(libcurl4-openssl-dev libxml2-dev pkg-config zlib1g-dev libbrotli-dev libzstd-dev)
 if [[ "${1:-}" == "--tests" ]]; then
-    # zlib and brotli encoders for the test server, nginx and openssl for TLS and HTTP/2 tests,
-    # the curl CLI for the cURL-command and smoke tests.
-    packages+=(zlib1g-dev libbrotli-dev nginx-light openssl curl)
+    # nginx and openssl for TLS and HTTP/2 tests, the curl CLI for the cURL-command and smoke
+    # tests (the test server's encoders use the same zlib, brotli and zstd packages).
+    packages+=(nginx-light openssl curl)
 fi
 
 missing=()

@@ -1,2 +1,3 @@
 #include <zlib.h>
 #include <brotli/encode.h>
+#include <zstd.h>

@@ -2,7 +2,7 @@ import CTestCompression
 import Foundation
 import NIOCore
 
-/// One-shot compression of small bodies with zlib and brotli.
+/// One-shot compression of small bodies with zlib, brotli and zstd.
 enum Compression {
     /// The container a zlib deflate stream is wrapped in.
     enum Format {
@@ -10,12 +10,15 @@ enum Compression {
         case gzip
         /// zlib (RFC 1950), what `Content-Encoding: deflate` means.
         case zlib
+        /// Raw deflate (RFC 1951), which some servers send as `Content-Encoding: deflate`.
+        case raw
 
         /// The window-bits argument to `deflateInit2` selecting this container.
         var windowBits: Int32 {
             switch self {
             case .gzip: return 31
             case .zlib: return 15
+            case .raw: return -15
             }
         }
     }
@@ -45,6 +48,20 @@ enum Compression {
         }
         guard status == BROTLI_TRUE else { return nil }
         return Data(encoded.prefix(encodedSize))
+    }
+}
+
+extension Compression {
+    /// Compresses `data` as one zstd frame; `nil` if the encoder fails.
+    static func zstd(_ data: Data) -> Data? {
+        var encoded = [UInt8](repeating: 0, count: ZSTD_compressBound(data.count))
+        let size = data.withUnsafeBytes { raw in
+            encoded.withUnsafeMutableBytes { out in
+                ZSTD_compress(out.baseAddress, out.count, raw.baseAddress, raw.count, 3)
+            }
+        }
+        guard ZSTD_isError(size) == 0 else { return nil }
+        return Data(encoded.prefix(size))
     }
 }
 

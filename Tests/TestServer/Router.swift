@@ -55,6 +55,8 @@ enum Router {
             return EchoRoutes.status(request, segments: segments, allocator: allocator)
         case "gzip", "deflate", "brotli":
             return EchoRoutes.compressedEcho(request, encoding: first, allocator: allocator)
+        case "coded":
+            return CodedBodyRoutes.coded(request, allocator: allocator)
         case "response-headers":
             return EchoRoutes.responseHeaders(request, allocator: allocator)
         case "basic-auth":

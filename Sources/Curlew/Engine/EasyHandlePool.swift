@@ -73,7 +73,11 @@ final class EasyHandlePool {
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")
         try options.check(curlew_easy_setopt_seek_callback(handle, CurlCallbacks.seek), "CURLOPT_SEEKFUNCTION")
         try options.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), "CURLOPT_XFERINFOFUNCTION")
-        if configuration.automaticDecompression { try options.set(CURLOPT_ACCEPT_ENCODING, "") }
+        // Curlew decodes bodies itself (see ContentDecoder); libcurl only offers the codings.
+        try options.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        if configuration.automaticDecompression {
+            try options.set(CURLOPT_ACCEPT_ENCODING, ContentDecoder.acceptEncoding)
+        }
         let tls = configuration.tls
         try options.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer ? 1 : 0)
         try options.set(CURLOPT_SSL_VERIFYHOST, tls.verifyHost ? 2 : 0)

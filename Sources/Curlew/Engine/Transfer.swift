@@ -137,20 +137,33 @@ final class Transfer: Sendable {
         events?.emit(.response(head))
     }
 
-    /// Called on the curl thread for each streamed chunk.
+    /// Called on the curl thread for each streamed chunk. Returns what the write callback
+    /// returns: the count taken, `CURL_WRITEFUNC_PAUSE`, or 0 to abort.
     func deliverChunk(_ chunk: UnsafeRawBufferPointer) -> Int {
-        let data = Data(chunk)
-        switch state.withLock({ $0.chunkReceived(data) }) {
+        deliverChunk(Data(chunk))
+    }
+
+    /// Called on the curl thread for a streamed chunk; with `evenIfFull` (after
+    /// ``reserveRoomForChunk()``) it is never refused with a pause.
+    func deliverChunk(_ data: Data, evenIfFull: Bool = false) -> Int {
+        switch state.withLock({ $0.chunkReceived(data, evenIfFull: evenIfFull) }) {
         case .deliver(let waiter):
             waiter.resume(returning: data)
-            return chunk.count
+            return data.count
         case .buffered:
-            return chunk.count
+            return data.count
         case .pause:
             return Int(curlew_CURL_WRITEFUNC_PAUSE)
         case .abort:
             return 0
         }
+    }
+
+    /// Called on the curl thread before bytes are consumed that cannot be handed back to
+    /// libcurl: whether the chunk they make will be taken (see
+    /// ``TransferStateMachine/reserveRoomForChunk()``).
+    func reserveRoomForChunk() -> TransferStateMachine.ChunkAction {
+        state.withLock { $0.reserveRoomForChunk() }
     }
 
     /// Called once, on the curl thread or on a failed start, with the result.

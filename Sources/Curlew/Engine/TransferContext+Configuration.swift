@@ -74,11 +74,18 @@ extension TransferContext {
         let method = request.method
         upload?.close()
         upload = nil
+        uploadLength = nil
+        uploadedBytes = 0
         // HTTPGET clears POST, NOBODY and UPLOAD from an earlier request on this handle, and a
         // NULL CUSTOMREQUEST clears its method.
         try options.set(CURLOPT_HTTPGET, 1)
         try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
         guard let body = request.body else {
+            if let stated = request.headerFields[.contentLength], stated != "0" {
+                throw CurlewError(
+                    .invalidRequest, "the Content-Length header says '\(stated)' but the request has no body",
+                    url: request.url)
+            }
             switch method {
             case .get: break
             case .head: try options.set(CURLOPT_NOBODY, 1)
@@ -89,6 +96,7 @@ extension TransferContext {
             }
             return
         }
+        let length = try declaredLength(of: body)
         switch body.storage {
         case .data(let data): upload = UploadSource(data: data)
         case .file(let url): upload = try UploadSource(file: url)
@@ -103,9 +111,38 @@ extension TransferContext {
             uploadPump = pump
             pump.start()
         }
+        uploadLength = length
         try options.set(CURLOPT_POST, 1)
-        try options.set(CURLOPT_POSTFIELDSIZE_LARGE, body.length ?? -1)
+        try options.set(CURLOPT_POSTFIELDSIZE_LARGE, length ?? -1)
         if method != .post { try options.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    }
+
+    /// The length the request declares for `body`: the body's own, or, for a stream of
+    /// unknown length, a `Content-Length` the caller set. A caller's `Content-Length` that
+    /// disagrees with the body, or a `Transfer-Encoding` beside a length, would make the server
+    /// frame the body differently from what is sent, so each is an error.
+    private func declaredLength(of body: RequestBody) throws(CurlewError) -> Int64? {
+        var length = body.length
+        if let stated = request.headerFields[.contentLength] {
+            guard let value = Int64(stated), value >= 0, stated.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw CurlewError(.invalidHeader, "the Content-Length header '\(stated.prefix(40))' is not a length", url: request.url)
+            }
+            if let length, length != value {
+                throw CurlewError(
+                    .invalidRequest, "the Content-Length header says \(value) bytes but the body has \(length)",
+                    url: request.url)
+            }
+            length = value
+        }
+        if let coding = request.headerFields[.transferEncoding] {
+            guard coding.lowercased() == "chunked", length == nil else {
+                throw CurlewError(
+                    .invalidRequest,
+                    "the Transfer-Encoding header '\(coding.prefix(40))' conflicts with the body; Curlew sends a body of unknown length chunked by itself",
+                    url: request.url)
+            }
+        }
+        return length
     }
 
     private func configureHeaders(

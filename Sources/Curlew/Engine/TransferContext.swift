@@ -21,6 +21,11 @@ final class TransferContext: @unchecked Sendable {
     var headerList: UnsafeMutablePointer<curl_slist>?
     var upload: UploadSource?
     var uploadPump: UploadPump?
+    /// The declared length of the body being sent (nil: sent chunked), and how much of it
+    /// libcurl has taken. libcurl sends whatever the read callback returns, so the callback
+    /// keeps every body to its declared length.
+    var uploadLength: Int64?
+    var uploadedBytes: Int64 = 0
 
     // The head being parsed.
     private var statusCode = 0
@@ -36,8 +41,8 @@ final class TransferContext: @unchecked Sendable {
 
     // The body.
     private var body = Data()
-    private var decodedBytes = 0
-    private var isContentEncoded = false
+    /// Undoes the body's content codings; nil for a body sent as is.
+    private var decoder: ContentDecoder?
     private var downloadFile: DownloadFile?
 
     /// Why a callback aborted the transfer; preferred over libcurl's code.
@@ -86,15 +91,17 @@ final class TransferContext: @unchecked Sendable {
         finalHead = nil
         pendingRedirect = nil
         body = Data()
-        decodedBytes = 0
-        isContentEncoded = false
+        decoder = nil
         errorBuffer[0] = 0
     }
 
     func fail(_ kind: CurlewError.Kind, _ message: String) {
-        if failure == nil {
-            failure = CurlewError(kind, message, url: request.url, responseHead: finalHead)
-        }
+        record(CurlewError(kind, message))
+    }
+
+    /// Keeps the first reason a callback gives for aborting, with what is known of the response.
+    func record(_ error: CurlewError) {
+        if failure == nil { failure = error.adding(url: request.url, head: finalHead) }
     }
 
     // MARK: Headers
@@ -207,15 +214,18 @@ final class TransferContext: @unchecked Sendable {
 
     private func acceptFinalHead(_ head: HTTPResponse, transfer: Transfer) -> Bool {
         finalHead = head
-        if settings.automaticDecompression, notes.hasContentEncoding, let coding = head.headerFields[.contentEncoding],
-            coding.lowercased() != "identity"
-        {
-            isContentEncoded = true
+        if settings.automaticDecompression, notes.hasContentEncoding, let coding = head.headerFields[.contentEncoding] {
+            do {
+                decoder = try ContentDecoder(contentEncoding: coding)
+            } catch {
+                record(error)
+                return false
+            }
         }
         let declaredLength = notes.contentLength
         switch mode {
         case .collect:
-            if let declaredLength, !isContentEncoded {
+            if let declaredLength, decoder == nil {
                 if declaredLength > settings.maximumBodySize {
                     fail(.bodyTooLarge, "the body of \(declaredLength) bytes exceeds the maximum of \(settings.maximumBodySize) bytes")
                     return false
@@ -243,70 +253,132 @@ final class TransferContext: @unchecked Sendable {
     func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
         lastActivity = .now
         if pendingRedirect != nil || finalHead == nil { return bytes.count }
-        if isContentEncoded && !withinDecompressionLimit(adding: bytes.count) { return 0 }
-        switch mode {
-        case .collect:
-            if body.count + bytes.count > settings.maximumBodySize {
-                fail(.bodyTooLarge, "the body exceeds the maximum of \(settings.maximumBodySize) bytes")
-                return 0
-            }
-            body.append(bytes.assumingMemoryBound(to: UInt8.self))
-            return bytes.count
-        case .stream:
+        if let decoder { return handleCodedBody(bytes, decoder: decoder, transfer: transfer) }
+        if case .stream = mode {
             let taken = transfer.deliverChunk(bytes)
             if taken == Int(curlew_CURL_WRITEFUNC_PAUSE) { isWaitingOnConsumer = true }
             return taken
-        case .download:
-            guard let downloadFile else { return 0 }
-            do {
-                try downloadFile.write(bytes)
-                return bytes.count
-            } catch {
-                failure = error.adding(url: request.url, head: finalHead)
-                return 0
-            }
+        }
+        do {
+            try keep(bytes)
+            return bytes.count
+        } catch {
+            record(error)
+            return 0
         }
     }
 
-    private func withinDecompressionLimit(adding count: Int) -> Bool {
-        decodedBytes += count
-        let limit = settings.decompressionLimit
-        guard decodedBytes > limit.minimumSize, let handle else { return true }
-        var received: curl_off_t = 0
-        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
-        let (allowed, overflow) = Int(max(received, 1)).multipliedReportingOverflow(by: limit.ratio)
-        if !overflow && decodedBytes > allowed {
-            fail(
-                .decompressionBomb,
-                "the compressed body expanded from \(received) to more than \(decodedBytes) bytes, past the ratio limit of \(limit.ratio)")
-            return false
+    /// A piece of a content-coded body: decoded whole, or refused with a pause before any of
+    /// it is decoded (a decoder cannot give bytes back to libcurl).
+    private func handleCodedBody(_ bytes: UnsafeRawBufferPointer, decoder: ContentDecoder, transfer: Transfer) -> Int {
+        let isStream: Bool
+        if case .stream = mode {
+            switch transfer.reserveRoomForChunk() {
+            case .pause:
+                isWaitingOnConsumer = true
+                return Int(curlew_CURL_WRITEFUNC_PAUSE)
+            case .abort: return 0
+            case .buffered, .deliver: break
+            }
+            isStream = true
+        } else {
+            isStream = false
         }
-        return true
+        var decoded = Data()
+        do {
+            try decoder.decode(bytes) { (piece: UnsafeRawBufferPointer) throws(CurlewError) in
+                try checkDecompressionRatio(decoder)
+                if isStream { decoded.append(piece.assumingMemoryBound(to: UInt8.self)) } else { try keep(piece) }
+            }
+        } catch {
+            record(error)
+            return 0
+        }
+        if !decoded.isEmpty && transfer.deliverChunk(decoded, evenIfFull: true) == 0 { return 0 }
+        return bytes.count
+    }
+
+    /// Keeps a piece of a collected or downloaded body (decoded, if it was coded).
+    private func keep(_ piece: UnsafeRawBufferPointer) throws(CurlewError) {
+        switch mode {
+        case .collect:
+            if body.count + piece.count > settings.maximumBodySize {
+                throw CurlewError(.bodyTooLarge, "the body exceeds the maximum of \(settings.maximumBodySize) bytes")
+            }
+            body.append(piece.assumingMemoryBound(to: UInt8.self))
+        case .download:
+            guard let downloadFile else {
+                throw CurlewError(.fileSystem, "internal: a download body arrived without its file")
+            }
+            try downloadFile.write(piece)
+        case .stream:
+            throw CurlewError(.transport, "internal: a streamed body reached the collecting path")
+        }
+    }
+
+    /// Fails once a decoded body passes the limit's minimum size and its ratio to the coded
+    /// bytes received.
+    private func checkDecompressionRatio(_ decoder: ContentDecoder) throws(CurlewError) {
+        let limit = settings.decompressionLimit
+        let decoded = decoder.decodedBytes
+        guard decoded > limit.minimumSize else { return }
+        let (allowed, overflow) = max(decoder.codedBytes, 1).multipliedReportingOverflow(by: limit.ratio)
+        if !overflow && decoded > allowed {
+            throw CurlewError(
+                .decompressionBomb,
+                "the compressed body expanded from \(decoder.codedBytes) to more than \(decoded) bytes, past the ratio limit of \(limit.ratio)")
+        }
     }
 
     // MARK: Upload
 
+    /// libcurl asks for the next bytes of the body. A body with a declared length is held to
+    /// it: past it the transfer fails before the last bytes go out (they would otherwise reach
+    /// the server as the start of another request on a kept-alive connection), and a body
+    /// that ends short of it fails at once instead of leaving the server waiting.
     func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         lastActivity = .now
+        guard let length = uploadLength else { return readBody(into: buffer, remaining: nil) }
+        let remaining = length - uploadedBytes
+        let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), max(remaining, 0)))])
+        let count = readBody(into: window, remaining: remaining)
+        if count == Int(curlew_CURL_READFUNC_PAUSE) || count == Int(curlew_CURL_READFUNC_ABORT) { return count }
+        uploadedBytes += Int64(count)
+        if count == 0 && remaining > 0 {
+            fail(.uploadFailed, "the request body ended after \(uploadedBytes) of its declared \(length) bytes")
+            return Int(curlew_CURL_READFUNC_ABORT)
+        }
+        if uploadedBytes == length && bodyHasMoreBytes() {
+            fail(.uploadFailed, "the request body is longer than its declared \(length) bytes")
+            return Int(curlew_CURL_READFUNC_ABORT)
+        }
+        return count
+    }
+
+    private func readBody(into buffer: UnsafeMutableRawBufferPointer, remaining: Int64?) -> Int {
         if let uploadPump {
-            let count = uploadPump.read(into: buffer)
+            let count = uploadPump.read(into: buffer, remaining: remaining)
             if count == Int(curlew_CURL_READFUNC_PAUSE) { isWaitingOnConsumer = true }
-            if count == Int(curlew_CURL_READFUNC_ABORT), failure == nil {
-                failure = uploadPump.failure?.adding(url: request.url)
-            }
+            if count == Int(curlew_CURL_READFUNC_ABORT), let error = uploadPump.failure { record(error) }
             return count
         }
         guard let upload else { return 0 }
         do {
             return try upload.read(into: buffer)
         } catch {
-            failure = error.adding(url: request.url)
+            record(error)
             return Int(curlew_CURL_READFUNC_ABORT)
         }
     }
 
+    private func bodyHasMoreBytes() -> Bool {
+        if let uploadPump { return uploadPump.hasBufferedBytes }
+        return upload?.hasMoreBytes() ?? false
+    }
+
     func handleSeek(to offset: Int64) -> Int32 {
         guard let upload, uploadPump == nil, upload.seek(to: offset) else { return curlew_CURL_SEEKFUNC_CANTSEEK }
+        uploadedBytes = offset
         return curlew_CURL_SEEKFUNC_OK
     }
 
@@ -357,6 +429,10 @@ final class TransferContext: @unchecked Sendable {
         }
         let metrics = TransferMetrics(handle: handle)
         if pendingRedirect == nil || code != CURLE_OK { uploadPump?.stop() }
+        if code == CURLE_OK, failure == nil, pendingRedirect == nil, let decoder {
+            // libcurl saw the whole message; the coded stream inside it must have ended too.
+            do throws(CurlewError) { try decoder.finish() } catch { record(error) }
+        }
         if code == CURLE_OK, failure == nil {
             if let next = pendingRedirect {
                 request = next

@@ -140,18 +140,32 @@ struct TransferStateMachine {
         case abort
     }
 
-    mutating func chunkReceived(_ chunk: Data) -> ChunkAction {
+    /// A chunk arrived. With `evenIfFull` it is buffered even when the buffer is full (the
+    /// caller asked ``reserveRoomForChunk()`` before it consumed the bytes it came from).
+    mutating func chunkReceived(_ chunk: Data, evenIfFull: Bool = false) -> ChunkAction {
         guard phase == .running, cancelReason == nil else { return .abort }
         if let waiter = chunkWaiter {
             chunkWaiter = nil
             return .deliver(waiter)
         }
-        if bufferedBytes >= highWatermark {
+        if bufferedBytes >= highWatermark && !evenIfFull {
             isPaused = true
             return .pause
         }
         chunks.append(chunk)
         bufferedBytes += chunk.count
+        return .buffered
+    }
+
+    /// Asks, before bytes are consumed that cannot be given back to libcurl (a decoder's input),
+    /// whether a chunk made of them would be taken: `.buffered` if so, `.pause` (and the
+    /// transfer counts as paused, as in ``chunkReceived(_:evenIfFull:)``) or `.abort` if not.
+    mutating func reserveRoomForChunk() -> ChunkAction {
+        guard phase == .running, cancelReason == nil else { return .abort }
+        if chunkWaiter == nil && bufferedBytes >= highWatermark {
+            isPaused = true
+            return .pause
+        }
         return .buffered
     }
 

@@ -78,14 +78,22 @@ final class UploadPump: Sendable {
         }
     }
 
-    /// Called on the curl thread by the read callback.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    /// Called on the curl thread by the read callback. `remaining` is what is left of a declared
+    /// length (nil for a chunked body): the last byte of it is held back until the sequence has
+    /// ended or yielded more than that, so the caller can tell a body that is exactly as long as
+    /// declared from a longer one before libcurl sends a complete request.
+    func read(into buffer: UnsafeMutableRawBufferPointer, remaining: Int64?) -> Int {
         var demand: CheckedContinuation<Void, Never>?
         let result = state.withLock { state -> Int in
+            var limit = buffer.count
+            if let remaining {
+                let knownLength = state.finished || Int64(state.bufferedBytes) > remaining
+                limit = Int(min(Int64(limit), max(0, knownLength ? remaining : remaining - 1)))
+            }
             var written = 0
-            while written < buffer.count, !state.chunks.isEmpty {
+            while written < limit, !state.chunks.isEmpty {
                 let chunk = state.chunks[0]
-                let count = min(buffer.count - written, chunk.count - state.offset)
+                let count = min(limit - written, chunk.count - state.offset)
                 chunk.withUnsafeBytes { bytes in
                     UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + count)])
                         .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.offset..<(state.offset + count)]))
@@ -111,6 +119,9 @@ final class UploadPump: Sendable {
         demand?.resume()
         return result
     }
+
+    /// Whether bytes are buffered that no read has taken yet.
+    var hasBufferedBytes: Bool { state.withLock { $0.bufferedBytes > 0 } }
 
     /// The error that ended the body sequence, if any.
     var failure: CurlewError? { state.withLock { $0.error } }

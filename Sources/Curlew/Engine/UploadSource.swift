@@ -48,6 +48,22 @@ final class UploadSource {
         }
     }
 
+    /// Whether the source has bytes beyond those read so far: a file that grew since its length
+    /// was taken. Reads one byte ahead of a file, so call it only to decide to abort.
+    func hasMoreBytes() -> Bool {
+        switch storage {
+        case .data(let data, let offset):
+            return offset < data.count
+        case .file(let descriptor, _):
+            var byte: UInt8 = 0
+            while true {
+                let count = Glibc.read(descriptor, &byte, 1)
+                if count >= 0 { return count > 0 }
+                if errno != EINTR { return false }
+            }
+        }
+    }
+
     /// Rewinds for a resend (libcurl asks on some redirects and retries of a stream).
     func seek(to offset: Int64) -> Bool {
         switch storage {

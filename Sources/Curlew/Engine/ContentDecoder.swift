@@ -1,0 +1,322 @@
+import CDecompression
+import Foundation
+
+/// Decodes a response body's content codings (RFC 9110 §8.4) as the coded bytes arrive, and
+/// knows whether every coded stream reached its end.
+///
+/// Curlew decodes bodies itself (libcurl's `CURLOPT_HTTP_CONTENT_DECODING` is off) because
+/// libcurl 7.88 hands over a gzip, deflate, brotli or zstd stream that stops short as if it
+/// were complete: a truncated body would read as a valid 200. Confined to the curl thread.
+final class ContentDecoder {
+    /// The codings Curlew decodes, as it offers them in `Accept-Encoding` (in the order of
+    /// curl's `--compressed`, so `cURLDescription()` stays exact).
+    static let acceptEncoding = "deflate, gzip, br, zstd"
+
+    /// The codings as the response named them, for messages.
+    let codings: String
+    /// The decoders in the order they undo the codings: the last coding applied comes first.
+    private let stages: [any ContentDecodingStage]
+    /// Coded bytes received so far.
+    private(set) var codedBytes = 0
+    /// Decoded bytes produced so far.
+    private(set) var decodedBytes = 0
+
+    /// A decoder for a `Content-Encoding` value, or nil when the codings amount to identity.
+    /// Throws ``CurlewError/Kind/malformedResponse`` for a coding Curlew cannot decode.
+    init?(contentEncoding: String) throws(CurlewError) {
+        var stages: [any ContentDecodingStage] = []
+        for token in contentEncoding.split(separator: ",") {
+            let coding = token.trimmingCharacters(in: .whitespaces).lowercased()
+            switch coding {
+            case "", "identity": continue
+            case "gzip", "x-gzip": stages.append(try ZlibDecodingStage(format: .gzip))
+            case "deflate": stages.append(try ZlibDecodingStage(format: .deflate))
+            case "br": stages.append(try BrotliDecodingStage())
+            case "zstd": stages.append(try ZstdDecodingStage())
+            default:
+                throw CurlewError(
+                    .malformedResponse,
+                    "the response uses the content coding '\(coding.prefix(40))', which Curlew cannot decode")
+            }
+        }
+        guard !stages.isEmpty else { return nil }
+        codings = contentEncoding
+        self.stages = stages.reversed()
+    }
+
+    /// Decodes `input` whole, handing each piece of decoded output to `output` in order.
+    func decode(
+        _ input: UnsafeRawBufferPointer, into output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void
+    ) throws(CurlewError) {
+        codedBytes += input.count
+        try run(input, from: 0, into: output)
+    }
+
+    private func run(
+        _ input: UnsafeRawBufferPointer, from index: Int,
+        into output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void
+    ) throws(CurlewError) {
+        guard index < stages.count else {
+            decodedBytes += input.count
+            try output(input)
+            return
+        }
+        do {
+            try stages[index].decode(input) { (piece: UnsafeRawBufferPointer) throws(CurlewError) in
+                try run(piece, from: index + 1, into: output)
+            }
+        } catch let failure as ContentDecodingFailure {
+            throw CurlewError(
+                .malformedResponse, "the \(stages[index].name)-coded body is corrupt: \(failure.detail)")
+        } catch let error as CurlewError {
+            throw error
+        } catch {
+            throw CurlewError(.malformedResponse, "decoding the body failed: \(error)")
+        }
+    }
+
+    /// Checks, once the body has ended, that every coded stream that began also ended.
+    func finish() throws(CurlewError) {
+        for stage in stages where !stage.isComplete {
+            throw CurlewError(
+                .malformedResponse,
+                "the \(stage.name)-coded body ended before its compressed stream did: the response is truncated or corrupt")
+        }
+    }
+}
+
+/// Why a decoding stage rejected its input.
+struct ContentDecodingFailure: Error {
+    let detail: String
+}
+
+/// The decoder of one content coding, fed its coded bytes in pieces.
+protocol ContentDecodingStage: AnyObject {
+    /// The coding's name, for messages.
+    var name: String { get }
+    /// Whether the coded stream ended (or none began: an empty body is complete).
+    var isComplete: Bool { get }
+    /// Decodes `input` whole, handing each piece of output to `output`; throws
+    /// ``ContentDecodingFailure`` for invalid input, and rethrows what `output` throws.
+    func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void) throws
+}
+
+/// The size of each stage's output buffer.
+private let outputBufferSize = 64 << 10
+
+/// gzip (RFC 1952) and deflate (RFC 9110: a zlib stream, RFC 1950; raw deflate is accepted too,
+/// as servers send it and browsers and curl decode it).
+final class ZlibDecodingStage: ContentDecodingStage {
+    enum Format { case gzip, deflate }
+
+    private enum Phase {
+        /// Inside a stream (gzip: a member).
+        case decoding
+        /// A gzip member ended; another may follow.
+        case betweenMembers
+        /// The stream ended and what follows is not another member: ignored, as curl and
+        /// browsers do.
+        case trailing
+    }
+
+    let name: String
+    private let format: Format
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var phase = Phase.decoding
+    private var sawInput = false
+    /// Whether a deflate stream may still turn out to be raw deflate (nothing decoded yet).
+    private var mayBeRawDeflate: Bool
+
+    init(format: Format) throws(CurlewError) {
+        self.format = format
+        name = format == .gzip ? "gzip" : "deflate"
+        mayBeRawDeflate = format == .deflate
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        buffer = .allocate(byteCount: outputBufferSize, alignment: 1)
+        guard curlew_inflate_init(stream, format == .gzip ? 15 + 16 : 15) == Z_OK else {
+            buffer.deallocate()
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            throw CurlewError(.transport, "zlib could not start a decoder: out of memory")
+        }
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        buffer.deallocate()
+    }
+
+    var isComplete: Bool { !sawInput || phase != .decoding }
+
+    func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void) throws {
+        guard let base = input.baseAddress, !input.isEmpty, phase != .trailing else { return }
+        let isFirstInput = !sawInput
+        sawInput = true
+        var rest = UnsafeRawBufferPointer(start: base, count: input.count)
+        while !rest.isEmpty {
+            if phase == .betweenMembers {
+                // Another gzip member starts with its magic number; anything else is trailing
+                // garbage after a complete body.
+                guard rest[0] == 0x1F else {
+                    phase = .trailing
+                    return
+                }
+                inflateReset(stream)
+                phase = .decoding
+            }
+            let consumed = try inflate(rest, output: output, retryAsRaw: isFirstInput)
+            rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
+            if phase == .decoding { break }
+            if format == .deflate {
+                phase = .trailing
+                return
+            }
+        }
+    }
+
+    /// Inflates from `input` until it is used up or the stream ends; returns the bytes used.
+    private func inflate(
+        _ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void,
+        retryAsRaw: Bool
+    ) throws -> Int {
+        let out = buffer.bindMemory(to: Bytef.self)
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+        stream.pointee.avail_in = uInt(input.count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        while true {
+            stream.pointee.next_out = out.baseAddress
+            stream.pointee.avail_out = uInt(out.count)
+            let status = CDecompression.inflate(stream, Z_NO_FLUSH)
+            let produced = out.count - Int(stream.pointee.avail_out)
+            if produced > 0 {
+                mayBeRawDeflate = false
+                try output(UnsafeRawBufferPointer(rebasing: buffer[0..<produced]))
+            }
+            switch status {
+            case Z_STREAM_END:
+                phase = .betweenMembers
+                return input.count - Int(stream.pointee.avail_in)
+            case Z_OK, Z_BUF_ERROR:
+                // Done with this input once zlib took all of it and has nothing more to give.
+                if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return input.count }
+                if status == Z_BUF_ERROR { throw ContentDecodingFailure(detail: "zlib made no progress") }
+            case Z_DATA_ERROR where mayBeRawDeflate && retryAsRaw:
+                // Not a zlib header: decode the same bytes as raw deflate, once.
+                mayBeRawDeflate = false
+                inflateEnd(stream)
+                stream.pointee = z_stream()
+                guard curlew_inflate_init(stream, -15) == Z_OK else {
+                    throw ContentDecodingFailure(detail: "zlib could not start a raw deflate decoder")
+                }
+                return try inflate(input, output: output, retryAsRaw: false)
+            default:
+                let message = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                throw ContentDecodingFailure(detail: message)
+            }
+        }
+    }
+}
+
+/// brotli (RFC 7932).
+final class BrotliDecodingStage: ContentDecodingStage {
+    let name = "br"
+    private let state: OpaquePointer
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var sawInput = false
+    private var ended = false
+
+    init() throws(CurlewError) {
+        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else {
+            throw CurlewError(.transport, "brotli could not start a decoder: out of memory")
+        }
+        self.state = state
+        buffer = .allocate(byteCount: outputBufferSize, alignment: 1)
+    }
+
+    deinit {
+        BrotliDecoderDestroyInstance(state)
+        buffer.deallocate()
+    }
+
+    var isComplete: Bool { !sawInput || ended }
+
+    func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void) throws {
+        // Bytes after the end of the stream are ignored, as for gzip.
+        guard !input.isEmpty, !ended else { return }
+        sawInput = true
+        var availableIn = input.count
+        var nextIn = input.bindMemory(to: UInt8.self).baseAddress
+        let out = buffer.bindMemory(to: UInt8.self)
+        while true {
+            var availableOut = out.count
+            var nextOut = out.baseAddress
+            let result = BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+            let produced = out.count - availableOut
+            if produced > 0 { try output(UnsafeRawBufferPointer(rebasing: buffer[0..<produced])) }
+            switch result {
+            case BROTLI_DECODER_RESULT_SUCCESS:
+                ended = true
+                return
+            case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
+                return
+            case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
+                continue
+            default:
+                let code = BrotliDecoderGetErrorCode(state)
+                let detail = BrotliDecoderErrorString(code).map { String(cString: $0) } ?? "error \(code.rawValue)"
+                throw ContentDecodingFailure(detail: detail)
+            }
+        }
+    }
+}
+
+/// zstd (RFC 8878), with the decoder's window limited to 8 MiB as RFC 8878 §3.1.1.1.2
+/// recommends for HTTP, so a frame cannot make the decoder allocate gigabytes.
+final class ZstdDecodingStage: ContentDecodingStage {
+    let name = "zstd"
+    private let context: OpaquePointer
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var sawInput = false
+    /// Whether the last frame begun was decoded and flushed whole.
+    private var frameEnded = true
+
+    init() throws(CurlewError) {
+        guard let context = ZSTD_createDCtx() else {
+            throw CurlewError(.transport, "zstd could not start a decoder: out of memory")
+        }
+        self.context = context
+        buffer = .allocate(byteCount: outputBufferSize, alignment: 1)
+        _ = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, 23)
+    }
+
+    deinit {
+        ZSTD_freeDCtx(context)
+        buffer.deallocate()
+    }
+
+    var isComplete: Bool { !sawInput || frameEnded }
+
+    func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void) throws {
+        guard let base = input.baseAddress, !input.isEmpty else { return }
+        sawInput = true
+        var source = ZSTD_inBuffer(src: base, size: input.count, pos: 0)
+        while true {
+            var target = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
+            let hint = ZSTD_decompressStream(context, &target, &source)
+            if ZSTD_isError(hint) != 0 {
+                throw ContentDecodingFailure(detail: String(cString: ZSTD_getErrorName(hint)))
+            }
+            frameEnded = hint == 0
+            if target.pos > 0 { try output(UnsafeRawBufferPointer(rebasing: buffer[0..<target.pos])) }
+            // Done once the input is used up and the output buffer was not filled.
+            if source.pos == source.size && target.pos < target.size { return }
+        }
+    }
+}
