@@ -287,60 +287,20 @@ struct TestServerSmokeTests {
     }
 }
 
-/// The `curl` command-line tool, run as a child process.
-private struct CurlCLI {
-    /// What one run of curl produced.
-    struct Result {
-        var exitCode: Int32
-        var output: Data
-        var errorOutput: Data
-
-        var text: String { String(decoding: output, as: UTF8.self) }
-        var errorText: String { String(decoding: errorOutput, as: UTF8.self) }
-
-        /// Standard output parsed as a JSON object.
-        func jsonObject() throws -> [String: Any] {
-            let object = try JSONSerialization.jsonObject(with: output)
-            return try #require(object as? [String: Any], "expected a JSON object, got: \(text.prefix(300))")
-        }
+/// The `curl` command-line tool, run as a child process (through `ChildProcess`, never
+/// Foundation's `Process`: see `SpawnedProcess`).
+private enum CurlCLI {
+    static func run(_ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run("/usr/bin/curl", arguments)
     }
+}
 
-    /// Runs `curl` with `arguments`; output goes through temporary files, so it can be large.
-    static func run(_ arguments: [String]) async throws -> Result {
-        let directory = FileManager.default.temporaryDirectory
-        let outURL = directory.appendingPathComponent("curl-out-\(UUID().uuidString)")
-        let errURL = directory.appendingPathComponent("curl-err-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: outURL.path, contents: nil),
-            FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return Result(
-            exitCode: status, output: try Data(contentsOf: outURL), errorOutput: try Data(contentsOf: errURL))
+extension ChildProcess.Result {
+    fileprivate var exitCode: Int32 { status }
+
+    /// Standard output parsed as a JSON object.
+    fileprivate func jsonObject() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: output)
+        return try #require(object as? [String: Any], "expected a JSON object, got: \(text.prefix(300))")
     }
 }
