@@ -16,15 +16,8 @@ enum Fixtures {
         try JSONDecoder().decode(Echo.self, from: data)
     }
 
-    /// Resident memory in bytes, from /proc/self/status.
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let digits = line.filter(\.isNumber)
-            return (Int(digits) ?? 0) * 1024
-        }
-        return 0
-    }
+    /// Resident memory in bytes; throws if it cannot be read (see `ResidentMemory`).
+    static func residentBytes() throws -> Int { try ResidentMemory.bytes() }
 }
 
 /// The test server's echo body.

@@ -170,7 +170,7 @@ struct SerializationNetworkTests {
         let server = try await Fixtures.server()
         // Lines are about 30 bytes: 7 M records ≈ 200 MiB.
         let count = 7_000_000
-        let before = Fixtures.residentBytes()
+        let before = try Fixtures.residentBytes()
         var peak = before
         var seen = 0
         var outOfOrder = 0
@@ -178,7 +178,7 @@ struct SerializationNetworkTests {
         for try await record in session.request(server.url("/json-lines?count=\(count)&batch=2000")).decodeStream(Record.self) {
             if record.id != seen { outOfOrder += 1 }
             seen += 1
-            if seen % 500_000 == 0 { peak = max(peak, Fixtures.residentBytes()) }
+            if seen % 500_000 == 0 { peak = try max(peak, Fixtures.residentBytes()) }
         }
         #expect(seen == count)
         #expect(outOfOrder == 0)

@@ -54,8 +54,8 @@ struct SessionExecutorTests {
     @Test func afterShutdownTasksMoveToTheGlobalExecutor() async throws {
         let server = try await Fixtures.server()
         let session = Session()
-        let outcome = await withTaskExecutorPreference(session.taskExecutor) { () async -> (CurlewError.Kind?, String?) in
-            _ = try? await session.request(server.url("/get")).data()
+        let outcome = try await withTaskExecutorPreference(session.taskExecutor) { () async throws -> (CurlewError.Kind?, String?) in
+            _ = try await session.request(server.url("/get")).validate().data()
             await session.shutdown()
             // The session's thread is gone: this task must still be able to run, and fail cleanly.
             do {
