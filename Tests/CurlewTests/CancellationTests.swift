@@ -1,5 +1,6 @@
 import Curlew
 import Foundation
+import Synchronization
 import Testing
 import TestServer
 
@@ -86,9 +87,28 @@ struct CancellationTests {
 
     @Test func withSessionScopesTheLifetime() async throws {
         let server = try await Fixtures.server()
-        let status = try await withSession { session in
-            try await session.request(server.url("/status/204")).response.status.code
+        let (status, session) = try await withSession { session in
+            (try await session.request(server.url("/status/204")).response.status.code, session)
         }
         #expect(status == 204)
+        // After the closure the session is shut down: a new request on it fails at once.
+        let after = await #expect(throws: CurlewError.self) {
+            _ = try await session.request(server.url("/get")).data()
+        }
+        #expect(after?.kind == .sessionShutdown)
+
+        // Also when the closure throws.
+        let escaped = Mutex<Session?>(nil)
+        await #expect(throws: CancellationError.self) {
+            try await withSession { session in
+                escaped.withLock { $0 = session }
+                throw CancellationError()
+            }
+        }
+        let thrown = try #require(escaped.withLock { $0 })
+        let afterThrow = await #expect(throws: CurlewError.self) {
+            _ = try await thrown.request(server.url("/get")).data()
+        }
+        #expect(afterThrow?.kind == .sessionShutdown)
     }
 }

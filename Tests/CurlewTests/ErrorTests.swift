@@ -126,10 +126,23 @@ struct ErrorTests {
         options.maximumBodySize = 1000
         let declared = await failure(session.request(server.url("/bytes/5000"), options: options))
         #expect(declared?.kind == .bodyTooLarge)
-        let chunked = await failure(session.request(server.url("/stream-bytes/5000?chunk=100"), options: options))
+        let chunked = await failure(session.request(server.url("/stream-bytes/1001?chunk=100"), options: options))
         #expect(chunked?.kind == .bodyTooLarge)
         let fits = try await session.request(server.url("/bytes/1000"), options: options).data()
         #expect(fits.count == 1000)
+    }
+
+    /// Without a declared length the limit is checked as chunks arrive, against the total with
+    /// the new chunk: exactly the limit fits, and a last chunk that crosses it fails (a check one
+    /// chunk late would let it through, as no chunk follows). See also `bodyOverTheLimit` (1001).
+    @Test func chunkedBodyExactlyAtTheLimitFitsAndTheCrossingChunkFails() async throws {
+        let server = try await Fixtures.server()
+        var options = RequestOptions()
+        options.maximumBodySize = 1000
+        let exact = try await session.request(server.url("/stream-bytes/1000?chunk=100"), options: options).data()
+        #expect(exact.count == 1000)
+        let oneChunkOver = await failure(session.request(server.url("/stream-bytes/1100?chunk=100"), options: options))
+        #expect(oneChunkOver?.kind == .bodyTooLarge)
     }
 
     @Test func decompressionBombIsStoppedWithLittleMemory() async throws {
