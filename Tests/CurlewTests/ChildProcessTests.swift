@@ -9,7 +9,7 @@ import TestServer
 struct ChildProcessTests {
     @Test func manyShortLivedChildrenAtOnceEachGetTheirOwnStatusAndOutput() async throws {
         let results = try await withThrowingTaskGroup(of: (Int, ChildProcess.Result).self) { group in
-            for index in 0..<48 {
+            for index in 0..<24 {
                 group.addTask {
                     let script = "echo out-\(index); echo err-\(index) >&2; exit \(index % 7)"
                     return (index, try await ChildProcess.run("/bin/sh", ["-c", script]))
@@ -19,7 +19,7 @@ struct ChildProcessTests {
             for try await (index, result) in group { results[index] = result }
             return results
         }
-        #expect(results.count == 48)
+        #expect(results.count == 24)
         for (index, result) in results {
             #expect(result.status == Int32(index % 7), "child \(index)")
             #expect(result.text == "out-\(index)\n")
