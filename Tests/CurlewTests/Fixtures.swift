@@ -29,6 +29,17 @@ struct Echo: Decodable, Sendable {
     let headers: [String: String]
     let body: String
     let bodyLength: Int
+    /// The request target as sent.
+    let rawTarget: String
+    /// Every header line as `[name, value]`, in order, repeated lines apart.
+    let headerLines: [[String]]
+    /// The query's decoded pairs as `[name, value]`, in order, duplicates kept.
+    let queryPairs: [[String]]
+
+    /// The values of every header line named `name` (any case), in order.
+    func headerLines(named name: String) -> [String] {
+        headerLines.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.last }
+    }
 
     enum ArgValue: Decodable, Sendable, Equatable {
         case one(String)
