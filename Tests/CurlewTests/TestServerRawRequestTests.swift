@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestServer
 
@@ -105,5 +106,51 @@ struct TestServerRawRequestTests {
         let (status, message) = try await multipart(["Content-Disposition: form-data; name=\"ok\"\r\n\r\nfine", part])
         #expect(status == 400)
         #expect(message.contains(reason), "\(message)")
+    }
+
+    // MARK: ScriptedHTTPServer
+
+    @Test func scriptedRequestsKeepLinesAndPairsAndRefuseAmbiguity() async throws {
+        let calls = Mutex(0)
+        let server = try await ScriptedHTTPServer.start { request in
+            calls.withLock { $0 += 1 }
+            switch request.path {
+            case "/lines":
+                return .json([
+                    "lines": request.headerLines(named: "X-Key"), "values": request.query.values(named: "v"),
+                    "raw": request.rawTarget,
+                ])
+            default:
+                // Reads one value: ambiguous when the field or parameter came twice.
+                return .text("\(request.header("X-Key") ?? "-") \(request.query["v"] ?? "-")")
+            }
+        }
+        func run(_ path: String, _ headers: [String]) async throws -> (Int, String) {
+            let result = try await CurlCLI.run(
+                ["-s", "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] } + [String(server.url("/").absoluteString.dropLast()) + path])
+            let lines = result.text.split(separator: "\n", omittingEmptySubsequences: false)
+            return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+        }
+        let (status, body) = try await run("/lines?v=1&v=2", ["X-Key: a", "X-Key: b"])
+        #expect(status == 200)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        #expect(object["lines"] as? [String] == ["a", "b"])
+        #expect(object["values"] as? [String] == ["1", "2"])
+        #expect(object["raw"] as? String == "/lines?v=1&v=2")
+
+        #expect(try await run("/one?v=1", ["X-Key: a"]) == (200, "a 1"))
+        let twoLines = try await run("/one?v=1", ["X-Key: a", "X-Key: b"])
+        #expect(twoLines.0 == 400)
+        #expect(twoLines.1.contains("2 'X-Key' lines"), "\(twoLines.1)")
+        let twoValues = try await run("/one?v=1&v=2", ["X-Key: a"])
+        #expect(twoValues.0 == 400)
+        #expect(twoValues.1.contains("2 'v' query parameters"), "\(twoValues.1)")
+
+        // A query that does not decode is refused before the handler runs.
+        let before = calls.withLock { $0 }
+        let undecodable = try await run("/one?v=%ZZ", [])
+        #expect(undecodable.0 == 400)
+        #expect(calls.withLock { $0 } == before)
+        await server.shutdown()
     }
 }
