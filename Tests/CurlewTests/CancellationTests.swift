@@ -6,10 +6,14 @@ import TestServer
 
 @Suite("Cancelling and shutting down")
 struct CancellationTests {
+    /// The test server answers after 5 s; the request's own path tells when it has arrived.
+    private let slow = ["X-Test-Delay-Ms": "5000"]
+
     @Test func cancellingTheTaskCancelsTheTransfer() async throws {
         let server = try await Fixtures.server()
-        let task = Task { try await Fixtures.session.request(server.url("/delay/5000")).data() }
-        try await Task.sleep(for: .milliseconds(150))
+        let path = "/anything/cancel-task-\(UUID().uuidString)"
+        let task = Task { try await Fixtures.session.request(server.url(path), headers: slow).data() }
+        try await waitUntil { server.requestCount(path: path) == 1 }  // in flight: the server has it
         task.cancel()
         let clock = ContinuousClock()
         let start = clock.now
@@ -25,9 +29,10 @@ struct CancellationTests {
 
     @Test func requestCancelGivesItsOwnError() async throws {
         let server = try await Fixtures.server()
-        let request = Fixtures.session.request(server.url("/delay/5000"))
+        let path = "/anything/cancel-request-\(UUID().uuidString)"
+        let request = Fixtures.session.request(server.url(path), headers: slow)
         async let result = request.data()
-        try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil { server.requestCount(path: path) == 1 }
         request.cancel()
         do {
             _ = try await result
@@ -68,8 +73,9 @@ struct CancellationTests {
     @Test func shutdownFailsInFlightRequestsAndLaterOnes() async throws {
         let server = try await Fixtures.server()
         let session = Session()
-        let inFlight = Task { try await session.request(server.url("/delay/5000")).data() }
-        try await Task.sleep(for: .milliseconds(150))
+        let path = "/anything/shutdown-\(UUID().uuidString)"
+        let inFlight = Task { try await session.request(server.url(path), headers: slow).data() }
+        try await waitUntil { server.requestCount(path: path) == 1 }
         await session.shutdown()
         do {
             _ = try await inFlight.value

@@ -53,10 +53,11 @@ struct SessionExecutorTests {
     @Test func cancellationStillReachesTheTransfer() async throws {
         let server = try await Fixtures.server()
         let session = Session()
+        let path = "/anything/executor-cancel-\(UUID().uuidString)"
         let task = Task(executorPreference: session.taskExecutor) {
-            try await session.request(server.url("/delay/5000")).data()
+            try await session.request(server.url(path), headers: ["X-Test-Delay-Ms": "5000"]).data()
         }
-        try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil { server.requestCount(path: path) == 1 }  // in flight: the server has it
         task.cancel()
         let start = ContinuousClock.now
         await #expect(throws: CurlewError.self) { _ = try await task.value }
