@@ -71,9 +71,11 @@ struct AuthenticationTests {
         let post = OAuth2TokenRefresher(tokenURL: url, clientID: "app", clientSecret: "s", clientAuthentication: .body)
         let postRequest = post.tokenRequest(refreshToken: "r")
         #expect(postRequest.headerFields[.authorization] == nil)
-        if case .data(let data) = postRequest.body?.storage {
-            #expect(String(decoding: data, as: UTF8.self) == "grant_type=refresh_token&refresh_token=r&client_id=app&client_secret=s")
-        }
+        let postBody = try #require(postRequest.body.flatMap { body -> String? in
+            if case .data(let data) = body.storage { return String(decoding: data, as: UTF8.self) }
+            return nil
+        }, "the token request body is in-memory form data")
+        #expect(postBody == "grant_type=refresh_token&refresh_token=r&client_id=app&client_secret=s")
     }
 
     @Test func tokenResponses() throws {

@@ -1,14 +1,19 @@
 import Curlew
 import Foundation
+import Synchronization
 import Testing
 import TestServer
 
 @Suite("Cancelling and shutting down")
 struct CancellationTests {
+    /// The test server answers after 5 s; the request's own path tells when it has arrived.
+    private let slow = ["X-Test-Delay-Ms": "5000"]
+
     @Test func cancellingTheTaskCancelsTheTransfer() async throws {
         let server = try await Fixtures.server()
-        let task = Task { try await Fixtures.session.request(server.url("/delay/5000")).data() }
-        try await Task.sleep(for: .milliseconds(150))
+        let path = "/anything/cancel-task-\(UUID().uuidString)"
+        let task = Task { try await Fixtures.session.request(server.url(path), headers: slow).data() }
+        try await waitUntil { server.requestCount(path: path) == 1 }  // in flight: the server has it
         task.cancel()
         let clock = ContinuousClock()
         let start = clock.now
@@ -24,9 +29,10 @@ struct CancellationTests {
 
     @Test func requestCancelGivesItsOwnError() async throws {
         let server = try await Fixtures.server()
-        let request = Fixtures.session.request(server.url("/delay/5000"))
+        let path = "/anything/cancel-request-\(UUID().uuidString)"
+        let request = Fixtures.session.request(server.url(path), headers: slow)
         async let result = request.data()
-        try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil { server.requestCount(path: path) == 1 }
         request.cancel()
         do {
             _ = try await result
@@ -67,8 +73,9 @@ struct CancellationTests {
     @Test func shutdownFailsInFlightRequestsAndLaterOnes() async throws {
         let server = try await Fixtures.server()
         let session = Session()
-        let inFlight = Task { try await session.request(server.url("/delay/5000")).data() }
-        try await Task.sleep(for: .milliseconds(150))
+        let path = "/anything/shutdown-\(UUID().uuidString)"
+        let inFlight = Task { try await session.request(server.url(path), headers: slow).data() }
+        try await waitUntil { server.requestCount(path: path) == 1 }
         await session.shutdown()
         do {
             _ = try await inFlight.value
@@ -86,9 +93,28 @@ struct CancellationTests {
 
     @Test func withSessionScopesTheLifetime() async throws {
         let server = try await Fixtures.server()
-        let status = try await withSession { session in
-            try await session.request(server.url("/status/204")).response.status.code
+        let (status, session) = try await withSession { session in
+            (try await session.request(server.url("/status/204")).response.status.code, session)
         }
         #expect(status == 204)
+        // After the closure the session is shut down: a new request on it fails at once.
+        let after = await #expect(throws: CurlewError.self) {
+            _ = try await session.request(server.url("/get")).data()
+        }
+        #expect(after?.kind == .sessionShutdown)
+
+        // Also when the closure throws.
+        let escaped = Mutex<Session?>(nil)
+        await #expect(throws: CancellationError.self) {
+            try await withSession { session in
+                escaped.withLock { $0 = session }
+                throw CancellationError()
+            }
+        }
+        let thrown = try #require(escaped.withLock { $0 })
+        let afterThrow = await #expect(throws: CurlewError.self) {
+            _ = try await thrown.request(server.url("/get")).data()
+        }
+        #expect(afterThrow?.kind == .sessionShutdown)
     }
 }

@@ -33,11 +33,16 @@ struct ErrorTests {
 
     @Test func crOrLFInHeaderIsRejected() async throws {
         let server = try await Fixtures.server()
-        let value = await failure(session.request(server.url("/get"), headers: ["X-Evil": "a\r\nInjected: yes"]))
+        // A path of its own: the shared server's counts for common paths move with other tests.
+        let path = "/anything/crlf-\(UUID().uuidString)"
+        let value = await failure(session.request(server.url(path), headers: ["X-Evil": "a\r\nInjected: yes"]))
         #expect(value?.kind == .invalidHeader)
-        let name = await failure(session.request(server.url("/get"), headers: ["X-Ev\nil": "a"]))
+        let name = await failure(session.request(server.url(path), headers: ["X-Ev\nil": "a"]))
         #expect(name?.kind == .invalidHeader)
-        #expect(server.requestCount(path: "/get") >= 0)
+        #expect(server.requestCount(path: path) == 0, "a rejected request must not be sent")
+        // The count does see a request that is sent.
+        _ = try await session.request(server.url(path), headers: ["X-Clean": "a"]).validate().data()
+        #expect(server.requestCount(path: path) == 1)
     }
 
     @Test func connectionRefused() async throws {
@@ -121,18 +126,62 @@ struct ErrorTests {
         options.maximumBodySize = 1000
         let declared = await failure(session.request(server.url("/bytes/5000"), options: options))
         #expect(declared?.kind == .bodyTooLarge)
-        let chunked = await failure(session.request(server.url("/stream-bytes/5000?chunk=100"), options: options))
+        let chunked = await failure(session.request(server.url("/stream-bytes/1001?chunk=100"), options: options))
         #expect(chunked?.kind == .bodyTooLarge)
         let fits = try await session.request(server.url("/bytes/1000"), options: options).data()
         #expect(fits.count == 1000)
     }
 
+    /// Without a declared length the limit is checked as chunks arrive, against the total with
+    /// the new chunk: exactly the limit fits, and a last chunk that crosses it fails (a check one
+    /// chunk late would let it through, as no chunk follows). See also `bodyOverTheLimit` (1001).
+    @Test func chunkedBodyExactlyAtTheLimitFitsAndTheCrossingChunkFails() async throws {
+        let server = try await Fixtures.server()
+        var options = RequestOptions()
+        options.maximumBodySize = 1000
+        let exact = try await session.request(server.url("/stream-bytes/1000?chunk=100"), options: options).data()
+        #expect(exact.count == 1000)
+        let oneChunkOver = await failure(session.request(server.url("/stream-bytes/1100?chunk=100"), options: options))
+        #expect(oneChunkOver?.kind == .bodyTooLarge)
+    }
+
     @Test func decompressionBombIsStoppedWithLittleMemory() async throws {
         let server = try await Fixtures.server()
-        let before = Fixtures.residentBytes()
+        let before = try Fixtures.residentBytes()
         let error = await failure(session.request(server.url("/gzip-bomb?size=\(200 << 20)")))
         #expect(error?.kind == .decompressionBomb)
-        #expect(Fixtures.residentBytes() - before < 64 << 20)
+        #expect(try Fixtures.residentBytes() - before < 64 << 20)
+    }
+
+    /// The ratio limit itself, small and fast (the Memory test uses 200 MiB): 4 MiB of zeros
+    /// gzip to about 4 KiB, a ratio near 1000.
+    @Test func decompressionRatioLimitStopsAGzipBomb() async throws {
+        let server = try await Fixtures.server()
+        let url = server.url("/gzip-bomb?size=\(4 << 20)")
+        func session(_ limit: DecompressionLimit) -> Session {
+            var configuration = SessionConfiguration()
+            configuration.decompressionLimit = limit
+            return Session(configuration: configuration)
+        }
+        let strict = session(DecompressionLimit(ratio: 10, minimumSize: 1 << 20))
+        let error = await failure(strict.request(url))
+        #expect(error?.kind == .decompressionBomb)
+        // The controls: the same body passes below the minimum size and with no limit.
+        let small = session(DecompressionLimit(ratio: 10, minimumSize: 8 << 20))
+        let inflated = try await small.request(url).validate().data()
+        #expect(inflated.count == 4 << 20)
+        #expect(inflated.allSatisfy { $0 == 0 })
+        let unlimited = session(.none)
+        #expect(try await unlimited.request(url).validate().data().count == 4 << 20)
+        // A ratio above the body's own (about 1000) should pass too, but the received size the
+        // check reads (CURLINFO_SIZE_DOWNLOAD_T) is still 0 while curl decodes the first buffer it
+        // read, so a small body that inflates past minimumSize within one read fails at any ratio.
+        let generous = session(DecompressionLimit(ratio: 100_000, minimumSize: 1 << 20))
+        await withKnownIssue("the decompression check reads a received size that lags one read buffer") {
+            let body = try await generous.request(url).validate().data()
+            #expect(body.count == 4 << 20)
+        }
+        for each in [strict, small, unlimited, generous] { await each.shutdown() }
     }
 
     @Test func errorsCarryURLStatusAndBody() async throws {

@@ -99,14 +99,18 @@ struct EventMonitorTests {
         let monitor = RecordingMonitor()
         let session = session([monitor])
         defer { Task { await session.shutdown() } }
-        _ = try? await session.request("http://").data()
+        let invalid = await #expect(throws: CurlewError.self) { _ = try await session.request("http://").data() }
+        #expect(invalid?.kind == .invalidURL)
         #expect(monitor.lines.all == ["created invalid", "failed invalidURL after 0", "serialized Data false"])
 
         let port = try closedLoopbackPort()
         let refused = RecordingMonitor()
         let other = self.session([refused])
         defer { Task { await other.shutdown() } }
-        _ = try? await other.request("http://127.0.0.1:\(port)/x").data()
+        let refusedError = await #expect(throws: CurlewError.self) {
+            _ = try await other.request("http://127.0.0.1:\(port)/x").data()
+        }
+        #expect(refusedError?.kind == .connectionRefused)
         #expect(refused.lines.all == ["created /x", "adapted 1", "started 1", "failed connectionRefused after 1", "serialized Data false"])
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-monitor-\(UUID().uuidString)")
@@ -157,7 +161,10 @@ struct EventMonitorTests {
             [LoggingEventMonitor(logger: failureLogger)], interceptors: [RetryPolicy(retryLimit: 1, backoffScale: .milliseconds(5))])
         defer { Task { await failing.shutdown() } }
         let main = try await Fixtures.server()
-        _ = try? await failing.request(main.url("/status/503")).validate().data()
+        let exceeded = await #expect(throws: CurlewError.self) {
+            _ = try await failing.request(main.url("/status/503")).validate().data()
+        }
+        #expect(exceeded?.kind == .retryLimitExceeded)
         let levels = failures.all.map(\.0)
         #expect(levels == [.info, .warning, .info, .warning], "start, retry, start, failure")
         #expect(failures.all.last?.1.contains("retryLimitExceeded") == true)

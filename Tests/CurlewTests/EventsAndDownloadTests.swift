@@ -115,15 +115,9 @@ struct EventsAndDownloadTests {
             body: .string("body with 'quotes' and $vars"))
         let command = request.cURLDescription()
         #expect(command.hasPrefix("curl -X 'POST'"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " --silent"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let echo = try Fixtures.echo(output)
+        let shell = try await ChildProcess.run("/bin/sh", ["-c", command + " --silent"])
+        #expect(shell.status == 0, "\(shell.errorText)")
+        let echo = try Fixtures.echo(shell.output)
         #expect(echo.method == "POST")
         #expect(echo.headers["x-quote"] == "a 'quoted' $HOME `x`")
         #expect(echo.body == "body with 'quotes' and $vars")

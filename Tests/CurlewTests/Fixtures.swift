@@ -16,15 +16,8 @@ enum Fixtures {
         try JSONDecoder().decode(Echo.self, from: data)
     }
 
-    /// Resident memory in bytes, from /proc/self/status.
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let digits = line.filter(\.isNumber)
-            return (Int(digits) ?? 0) * 1024
-        }
-        return 0
-    }
+    /// Resident memory in bytes; throws if it cannot be read (see `ResidentMemory`).
+    static func residentBytes() throws -> Int { try ResidentMemory.bytes() }
 }
 
 /// The test server's echo body.
@@ -36,6 +29,17 @@ struct Echo: Decodable, Sendable {
     let headers: [String: String]
     let body: String
     let bodyLength: Int
+    /// The request target as sent.
+    let rawTarget: String
+    /// Every header line as `[name, value]`, in order, repeated lines apart.
+    let headerLines: [[String]]
+    /// The query's decoded pairs as `[name, value]`, in order, duplicates kept.
+    let queryPairs: [[String]]
+
+    /// The values of every header line named `name` (any case), in order.
+    func headerLines(named name: String) -> [String] {
+        headerLines.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.last }
+    }
 
     enum ArgValue: Decodable, Sendable, Equatable {
         case one(String)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestServer
 
 @testable import Curlew
 
@@ -218,7 +219,7 @@ struct MultipartFormDataTests {
             Issue.record("a 2 GiB form must be streamed")
             return
         }
-        let before = SerializationTestSupport.residentMemory() ?? 0
+        let before = try ResidentMemory.bytes()
         var peak = before
         var total: Int64 = 0
         var chunks = 0
@@ -226,7 +227,7 @@ struct MultipartFormDataTests {
         while let chunk = try await source.next() {
             total += Int64(chunk.count)
             chunks += 1
-            if chunks % 512 == 0 { peak = max(peak, SerializationTestSupport.residentMemory() ?? 0) }
+            if chunks % 512 == 0 { peak = max(peak, try ResidentMemory.bytes()) }
         }
         #expect(total == form.contentLength)
         #expect(total > Int64(size))

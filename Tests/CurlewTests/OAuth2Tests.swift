@@ -86,7 +86,16 @@ struct OAuth2Tests {
         let resourceRequests = server.received.filter { $0.path.hasPrefix("/resource") }
         // Typically every request is first sent with the old token (a 401) and then with the new one.
         #expect((101...200).contains(resourceRequests.count))
-        #expect(resourceRequests.filter { $0.authorization == "Bearer \(tokens.accessToken)" }.count <= 100)
+        // Each request succeeds exactly once, with the refreshed token; every other resource request
+        // carried the old token (and got its 401), and at least one did, since only a 401 could
+        // have started the refresh.
+        let refreshed = try #require(await auth.credential?.accessToken)
+        #expect(refreshed != tokens.accessToken)
+        let withNewToken = resourceRequests.filter { $0.authorization == "Bearer \(refreshed)" }.count
+        let withOldToken = resourceRequests.filter { $0.authorization == "Bearer \(tokens.accessToken)" }.count
+        #expect(withNewToken == 100)
+        #expect(withOldToken == resourceRequests.count - 100)
+        #expect(withOldToken >= 1)
     }
 
     @Test func aFailedRefreshFailsEveryWaiterWithoutALoop() async throws {
@@ -136,11 +145,13 @@ struct OAuth2Tests {
         #expect(results.allSatisfy { (try? $0.get()) == nil })
         #expect(server.tokenEndpointCalls == 1)
         #expect(server.received.filter { $0.path.hasPrefix("/resource") }.isEmpty, "nothing was sent with the expired token")
-        if case .failure(let error) = results[0] {
-            #expect(error.kind == .authenticationFailed)
-            #expect(error.message.contains("server_error"))
-            #expect(error.status?.code == 500)
+        guard case .failure(let error) = results[0] else {
+            Issue.record("the first request of the burst succeeded")
+            return
         }
+        #expect(error.kind == .authenticationFailed)
+        #expect(error.message.contains("server_error"))
+        #expect(error.status?.code == 500)
     }
 
     @Test func aRotatedRefreshTokenIsUsedNextTime() async throws {

@@ -75,16 +75,22 @@ struct RedirectTests {
         let server = try await Fixtures.server()
         let target = server.localhostURL("/anything").absoluteString
         let url = server.url("/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
-        let headers = ["Authorization": "Bearer secret", "Cookie": "session=1", "X-Other": "kept"]
+        let headers = [
+            "Authorization": "Bearer secret", "Proxy-Authorization": "Basic cHJveHk6cHc=", "Cookie": "session=1",
+            "X-Other": "kept",
+        ]
         let echo = try Fixtures.echo(try await session.request(url, headers: headers).data())
         #expect(echo.url.contains("localhost"))
         #expect(echo.headers["authorization"] == nil)
+        #expect(echo.headers["proxy-authorization"] == nil)
         #expect(echo.headers["cookie"] == nil)
         #expect(echo.headers["x-other"] == "kept")
 
         let sameHost = server.url("/redirect-to?url=%2Fanything")
         let kept = try Fixtures.echo(try await session.request(sameHost, headers: headers).data())
         #expect(kept.headers["authorization"] == "Bearer secret")
+        #expect(kept.headers["proxy-authorization"] == "Basic cHJveHk6cHc=")
+        #expect(kept.headers["cookie"] == "session=1")
     }
 
     @Test func redirectToAnotherSchemeIsRefused() async throws {

@@ -53,16 +53,6 @@ enum SerializationTestSupport {
         for try await element in sequence { elements.append(element) }
         return elements
     }
-
-    /// The resident set size of this process, in bytes (Linux), or nil where unknown.
-    static func residentMemory() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-            return digits.map { $0 * 1024 }
-        }
-        return nil
-    }
 }
 
 /// A sequence of predetermined chunks.

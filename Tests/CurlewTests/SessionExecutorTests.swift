@@ -25,25 +25,39 @@ struct SessionExecutorTests {
     @Test func concurrentTasksShareTheSessionThread() async throws {
         let server = try await Fixtures.server()
         let session = Session()
-        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+        // Each task notes the thread it runs on before and after its request.
+        let seen = try await withThrowingTaskGroup(of: (Int, [ThreadID]).self) { group in
             for index in 0..<32 {
                 group.addTask(executorPreference: session.taskExecutor) {
-                    try await session.request(server.url("/bytes/1000?seed=\(index)")).validate().data().count
+                    let before = ThreadID.current
+                    let count = try await session.request(server.url("/bytes/1000?seed=\(index)")).validate().data().count
+                    return (count, [before, ThreadID.current])
                 }
             }
-            return try await group.reduce(0, +)
+            var total = 0
+            var threads: [ThreadID] = []
+            for try await (count, ids) in group {
+                total += count
+                threads += ids
+            }
+            return (total, threads)
         }
-        #expect(total == 32_000)
+        #expect(seen.0 == 32_000)
+        #expect(seen.1.count == 64)
+        // One thread for all 32 tasks, before and after their requests: the session's own.
+        #expect(Set(seen.1.map(\.handle)).count == 1, "tasks ran on \(Set(seen.1.map(\.handle)).count) threads")
+        #expect(seen.1.allSatisfy { $0.name == "Curlew.Session" }, "\(Set(seen.1.map(\.name)))")
         await session.shutdown()
     }
 
     @Test func cancellationStillReachesTheTransfer() async throws {
         let server = try await Fixtures.server()
         let session = Session()
+        let path = "/anything/executor-cancel-\(UUID().uuidString)"
         let task = Task(executorPreference: session.taskExecutor) {
-            try await session.request(server.url("/delay/5000")).data()
+            try await session.request(server.url(path), headers: ["X-Test-Delay-Ms": "5000"]).data()
         }
-        try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil { server.requestCount(path: path) == 1 }  // in flight: the server has it
         task.cancel()
         let start = ContinuousClock.now
         await #expect(throws: CurlewError.self) { _ = try await task.value }
@@ -54,8 +68,8 @@ struct SessionExecutorTests {
     @Test func afterShutdownTasksMoveToTheGlobalExecutor() async throws {
         let server = try await Fixtures.server()
         let session = Session()
-        let outcome = await withTaskExecutorPreference(session.taskExecutor) { () async -> (CurlewError.Kind?, String?) in
-            _ = try? await session.request(server.url("/get")).data()
+        let outcome = try await withTaskExecutorPreference(session.taskExecutor) { () async throws -> (CurlewError.Kind?, String?) in
+            _ = try await session.request(server.url("/get")).validate().data()
             await session.shutdown()
             // The session's thread is gone: this task must still be able to run, and fail cleanly.
             do {
@@ -74,3 +88,11 @@ struct SessionExecutorTests {
 
 /// The name of the thread running the caller (synchronous, so async code may call it).
 private func currentThreadName() -> String? { Thread.current.name }
+
+/// The thread running the caller: its pthread handle and name.
+private struct ThreadID: Sendable {
+    let handle: UInt
+    let name: String?
+
+    static var current: ThreadID { ThreadID(handle: UInt(pthread_self()), name: Thread.current.name) }
+}

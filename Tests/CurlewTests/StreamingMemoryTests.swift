@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestServer
 
 @testable import Curlew
 
@@ -56,9 +57,10 @@ struct StreamingMemoryTests {
 
     /// Tracks the peak of resident memory above a baseline.
     struct MemoryProbe {
-        let baseline = Support.residentMemory() ?? 0
+        let baseline: Int
         var peak = 0
-        mutating func sample() { peak = Swift.max(peak, (Support.residentMemory() ?? 0) - baseline) }
+        init() throws { baseline = try ResidentMemory.bytes() }
+        mutating func sample() throws { peak = Swift.max(peak, try ResidentMemory.bytes() - baseline) }
     }
 
     @Test func jsonLinesOf200MiBStayInBoundedMemory() async throws {
@@ -73,16 +75,15 @@ struct StreamingMemoryTests {
         let repeats = Self.volume / template.count + 1
         let stream = SyntheticStream(template: template, repeats: repeats)
 
-        try #require(Support.residentMemory() != nil, "VmRSS must be readable")
-        var probe = MemoryProbe()
+        var probe = try MemoryProbe()
         var count = 0
         var idSum = 0
         for try await record in stream.decodeStream(Record.self, framing: .jsonLines) {
             count += 1
             idSum += record.id
-            if count % 4096 == 0 { probe.sample() }
+            if count % 4096 == 0 { try probe.sample() }
         }
-        probe.sample()
+        try probe.sample()
         #expect(count == recordsPerTemplate * repeats)
         #expect(idSum == repeats * (recordsPerTemplate * (recordsPerTemplate - 1) / 2))
         #expect(template.count * repeats >= Self.volume)
@@ -101,8 +102,7 @@ struct StreamingMemoryTests {
         let repeats = Self.volume / template.count + 1
         let stream = SyntheticStream(template: template, repeats: repeats)
 
-        try #require(Support.residentMemory() != nil, "VmRSS must be readable")
-        var probe = MemoryProbe()
+        var probe = try MemoryProbe()
         var count = 0
         var lastID: String?
         for try await event in stream.serverSentEvents {
@@ -112,9 +112,9 @@ struct StreamingMemoryTests {
                 Issue.record("unexpected event \(event.event): \(event.data.prefix(40))")
                 break
             }
-            if count % 4096 == 0 { probe.sample() }
+            if count % 4096 == 0 { try probe.sample() }
         }
-        probe.sample()
+        try probe.sample()
         #expect(count == eventsPerTemplate * repeats)
         #expect(lastID == String(eventsPerTemplate - 1))
         #expect(probe.peak < Self.allowedGrowth, "resident memory grew by \(probe.peak >> 20) MiB")
@@ -128,8 +128,7 @@ struct StreamingMemoryTests {
             linesPerTemplate += 1
         }
         let repeats = Self.volume / template.count + 1
-        try #require(Support.residentMemory() != nil, "VmRSS must be readable")
-        var probe = MemoryProbe()
+        var probe = try MemoryProbe()
         var count = 0
         for try await line in SyntheticStream(template: template, repeats: repeats).lines {
             count += 1
@@ -137,9 +136,9 @@ struct StreamingMemoryTests {
                 Issue.record("unexpected line \(line.prefix(40))")
                 break
             }
-            if count % 16_384 == 0 { probe.sample() }
+            if count % 16_384 == 0 { try probe.sample() }
         }
-        probe.sample()
+        try probe.sample()
         #expect(count == linesPerTemplate * repeats)
         #expect(probe.peak < Self.allowedGrowth, "resident memory grew by \(probe.peak >> 20) MiB")
     }

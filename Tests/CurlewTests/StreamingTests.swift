@@ -37,7 +37,7 @@ struct StreamingTests {
         configuration.streamBufferSize = 1 << 20
         let session = Session(configuration: configuration)
         let total = 512 << 20
-        let baseline = Fixtures.residentBytes()
+        let baseline = try Fixtures.residentBytes()
         var peak = baseline
         var received = 0
         var chunks = 0
@@ -51,7 +51,7 @@ struct StreamingTests {
             if chunks % 8 == 0 {
                 // The slow part: the consumer sleeps regularly, so curl must pause.
                 try await Task.sleep(for: .milliseconds(1))
-                peak = max(peak, Fixtures.residentBytes())
+                peak = try max(peak, Fixtures.residentBytes())
             }
         }
         #expect(received == total)

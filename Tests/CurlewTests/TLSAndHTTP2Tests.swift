@@ -4,9 +4,10 @@ import Testing
 import TestServer
 
 /// TLS, pinning and HTTP/2 against a local nginx with a certificate generated for the run.
-@Suite("TLS and HTTP/2 against nginx", .enabled(if: NginxServer.isAvailable, "nginx is not installed"))
+@Suite(
+    "TLS and HTTP/2 against nginx", .enabled(if: NginxServer.isAvailable, "nginx is not installed"),
+    .nginx(fixedResponses: ["/kib": String(repeating: "x", count: 1024)]))
 struct TLSAndHTTP2Tests {
-    private static let nginx = Task { try await NginxServer.start(fixedResponses: ["/kib": String(repeating: "x", count: 1024)]) }
 
     private func configuration(_ nginx: NginxServer, pins: [String] = []) -> SessionConfiguration {
         var configuration = SessionConfiguration()
@@ -16,7 +17,7 @@ struct TLSAndHTTP2Tests {
     }
 
     @Test func http2OverTLSWithMultiplexing() async throws {
-        let nginx = try await Self.nginx.value
+        let nginx = try NginxSuiteScope.server()
         let session = Session(configuration: configuration(nginx))
         let first = try await session.request(nginx.url("/kib")).validate().response
         #expect(first.metrics.httpVersion == .http2)
@@ -33,7 +34,7 @@ struct TLSAndHTTP2Tests {
     }
 
     @Test func http1CanBeForced() async throws {
-        let nginx = try await Self.nginx.value
+        let nginx = try NginxSuiteScope.server()
         let session = Session(configuration: configuration(nginx))
         var options = RequestOptions()
         options.httpVersion = .http1_1
@@ -43,7 +44,7 @@ struct TLSAndHTTP2Tests {
     }
 
     @Test func untrustedCertificateIsATLSFailure() async throws {
-        let nginx = try await Self.nginx.value
+        let nginx = try NginxSuiteScope.server()
         let session = Session()
         do {
             _ = try await session.request(nginx.url("/kib")).data()
@@ -56,7 +57,7 @@ struct TLSAndHTTP2Tests {
     }
 
     @Test func pinnedKeyMustMatch() async throws {
-        let nginx = try await Self.nginx.value
+        let nginx = try NginxSuiteScope.server()
         let good = Session(configuration: configuration(nginx, pins: [nginx.publicKeyPin]))
         #expect(try await good.request(nginx.url("/kib")).data().count == 1024)
         await good.shutdown()

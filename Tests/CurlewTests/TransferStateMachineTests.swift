@@ -53,13 +53,30 @@ struct TransferStateMachineTests {
         }
     }
 
-    @Test func finishIsIdempotent() {
-        var machine = TransferStateMachine()
+    @Test func finishIsIdempotent() async throws {
+        var machine = TransferStateMachine(streamBufferSize: 1000)
         _ = machine.start()
         let first = machine.finish(.success(outcome()))
-        #expect(first.result != nil)
+        guard case .success = first.result else {
+            Issue.record("the first finish must report its result")
+            return
+        }
         let second = machine.finish(.failure(error))
         #expect(second.result == nil)
+        #expect(second.isEmpty)
+        // The first result stands: a stream still ends normally, and a late waiter gets the success.
+        guard case .end = machine.nextChunk() else {
+            Issue.record("after a second finish, the stream must still end as the first finish said")
+            return
+        }
+        let late = try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.OutcomeContinuation) in
+            if let known = machine.waitForOutcome(continuation) {
+                continuation.resume(with: known.mapError { $0 as any Error })
+            } else {
+                continuation.resume(throwing: CurlewError(.transport, "no result recorded after finish"))
+            }
+        }
+        #expect(late.body == Data("x".utf8))
     }
 
     @Test func headIsDeliveredOnce() {
@@ -72,35 +89,49 @@ struct TransferStateMachineTests {
     }
 
     @Test func streamBufferPausesAtTheHighWatermarkAndUnpausesAtTheLow() {
+        // A 100-byte buffer: pause once 100 bytes are held, unpause at a quarter of it (25 bytes)
+        // while those bytes are still buffered, not only once the buffer is empty.
         var machine = TransferStateMachine(streamBufferSize: 100)
         _ = machine.start()
-        let chunk = Data(repeating: 1, count: 40)
-        for _ in 0..<3 {
+        let chunk = Data(repeating: 1, count: 25)
+        for _ in 0..<4 {
             guard case .buffered = machine.chunkReceived(chunk) else {
-                Issue.record("expected buffering")
+                Issue.record("expected buffering below the high watermark")
                 return
             }
         }
-        #expect(machine.bufferedBytes == 120)
+        #expect(machine.bufferedBytes == 100)
         guard case .pause = machine.chunkReceived(chunk) else {
-            Issue.record("expected a pause above the high watermark")
+            Issue.record("expected a pause at the high watermark")
             return
         }
         #expect(machine.isPaused)
-        // 120 → 80 → 40: still above the low watermark (25), no unpause yet.
-        guard case .chunk(_, let first) = machine.nextChunk(), case .chunk(_, let second) = machine.nextChunk() else {
-            Issue.record("expected chunks")
-            return
+        #expect(machine.bufferedBytes == 100, "a paused chunk stays with curl")
+        // 100 → 75 → 50: above the low watermark, still paused.
+        var unpauses: [Bool] = []
+        for _ in 0..<2 {
+            guard case .chunk(_, let unpause) = machine.nextChunk() else {
+                Issue.record("expected a chunk")
+                return
+            }
+            unpauses.append(unpause)
         }
-        #expect(first == false)
-        #expect(second == false)
-        // 40 → 0: at or below the low watermark, unpause.
-        guard case .chunk(_, let third) = machine.nextChunk() else {
+        #expect(unpauses == [false, false])
+        #expect(machine.isPaused)
+        // 50 → 25: exactly the low watermark, with 25 bytes still buffered: unpause now.
+        guard case .chunk(_, let atLow) = machine.nextChunk() else {
             Issue.record("expected a chunk")
             return
         }
-        #expect(third == true)
+        #expect(atLow == true, "unpause at the low watermark, not when the buffer is empty")
+        #expect(machine.bufferedBytes == 25)
         #expect(!machine.isPaused)
+        // 25 → 0: already unpaused, no second unpause.
+        guard case .chunk(_, let last) = machine.nextChunk() else {
+            Issue.record("expected the last chunk")
+            return
+        }
+        #expect(last == false)
         guard case .wait = machine.nextChunk() else {
             Issue.record("expected to wait on an empty buffer")
             return

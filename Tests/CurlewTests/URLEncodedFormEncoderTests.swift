@@ -90,6 +90,19 @@ struct URLEncodedFormEncoderTests {
                 == "m%5B0%5D%5B0%5D=1&m%5B0%5D%5B1%5D=2&m%5B1%5D%5B0%5D=3")
     }
 
+    @Test func nestedArraysKeepOneBracketPairPerLevel() throws {
+        // [[1, 2], [3]] under the default (brackets): m[][]=…, never flattened to m[]=….
+        let typed: [String: [[Int]]] = ["m": [[1, 2], [3]]]
+        #expect(try URLEncodedFormEncoder().encode(typed) == "m%5B%5D%5B%5D=1&m%5B%5D%5B%5D=2&m%5B%5D%5B%5D=3")
+        let untyped: Parameters = ["m": [[1, 2] as [any Sendable], [3] as [any Sendable]] as [any Sendable]]
+        #expect(try URLEncodedFormEncoder().encode(untyped) == "m%5B%5D%5B%5D=1&m%5B%5D%5B%5D=2&m%5B%5D%5B%5D=3")
+        let deeper: [String: [[[String]]]] = ["d": [[["x"]]]]
+        #expect(try URLEncodedFormEncoder().encode(deeper) == "d%5B%5D%5B%5D%5B%5D=x")
+        // Arrays inside objects inside arrays keep every level too.
+        let mixed: Parameters = ["o": [["k": [1] as [any Sendable]] as [String: any Sendable]] as [any Sendable]]
+        #expect(try URLEncodedFormEncoder().encode(mixed) == "o%5B%5D%5Bk%5D%5B%5D=1")
+    }
+
     @Test func nilStrategies() throws {
         struct Values: Encodable { let k: [Int?] }
         let value = Values(k: [1, nil, 3])

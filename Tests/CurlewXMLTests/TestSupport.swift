@@ -1,16 +1,10 @@
 import Foundation
+import TestServer
 
-/// Reads memory figures of this process from /proc/self/status (Linux).
+/// Reads memory figures of this process.
 enum ProcessMemory {
-    /// The resident set size in bytes, or nil where /proc is unavailable.
-    static var residentBytes: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let digits = line.dropFirst("VmRSS:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
-            return digits.flatMap { Int($0) }.map { $0 * 1024 }
-        }
-        return nil
-    }
+    /// The resident set size in bytes; throws if it cannot be read (see `ResidentMemory`).
+    static func residentBytes() throws -> Int { try ResidentMemory.bytes() }
 }
 
 /// A lazy asynchronous sequence of byte chunks cut from a generated text, for stream tests.

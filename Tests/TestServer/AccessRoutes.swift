@@ -42,7 +42,7 @@ enum AccessRoutes {
         switch segments.count > 1 ? segments[1] : "" {
         case "":
             var cookies: [String: String] = [:]
-            for field in request.headers("Cookie") {
+            for field in request.headerLines(named: "Cookie") {
                 for pair in field.split(separator: ";") {
                     let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                     let name = parts[0].trimmingCharacters(in: .whitespaces)

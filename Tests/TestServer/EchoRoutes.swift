@@ -5,14 +5,20 @@ import NIOCore
 /// `/anything`, `/get` …, `/status`, `/gzip` …, `/response-headers`, `/upload`,
 /// `/content-type`, `/charset/latin1`, `/xml`.
 enum EchoRoutes {
-    /// The echo JSON for `request`: method, url, path, args, headers, body, json, form, files.
+    /// The echo JSON for `request`: method, url, path, args, headers, body, json, form, files,
+    /// and what arrived as it arrived: `rawTarget`, `headerLines` (`[[name, value]]` in order,
+    /// repeated lines apart), `queryPairs` and `formPairs` (`[[name, value]]` in order,
+    /// duplicates kept). `args`, `headers` and `form` are conveniences that group or join.
     static func echoObject(_ request: ReceivedRequest) -> [String: Any] {
         var object: [String: Any] = [
             "method": request.method,
             "url": request.fullURL,
             "path": request.path,
+            "rawTarget": request.rawTarget,
             "args": groupedPairs(request.query),
+            "queryPairs": request.query.map { [$0.0, $0.1] },
             "headers": headerObject(request),
+            "headerLines": request.headerLines.map { [$0.name, $0.value] },
             "bodyLength": request.bodyLength,
             "bodyTruncated": request.bodyTruncated,
         ]
@@ -32,12 +38,21 @@ enum EchoRoutes {
             object["json"] = parsed
         }
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
-            object["form"] = groupedPairs(ReceivedRequest.parseForm(String(decoding: body, as: UTF8.self)))
-        } else if contentType.hasPrefix("multipart/form-data"),
-            let parts = MultipartParser.parse(body: body, contentType: request.header("Content-Type") ?? "")
-        {
-            object["form"] = parts.form
-            object["files"] = parts.files
+            if let text = String(data: body, encoding: .utf8), let pairs = ReceivedRequest.parseForm(text) {
+                object["form"] = groupedPairs(pairs)
+                object["formPairs"] = pairs.map { [$0.0, $0.1] }
+            } else {
+                request.complaints.add("the form body is not valid percent-encoded UTF-8")
+            }
+        } else if contentType.hasPrefix("multipart/form-data") {
+            do {
+                let parts = try MultipartParser.parse(body: body, contentType: request.header("Content-Type") ?? "")
+                object["form"] = parts.form
+                object["formPairs"] = parts.fields.map { [$0.0, $0.1] }
+                object["files"] = parts.files
+            } catch {
+                request.complaints.add("multipart body rejected: \(error)")
+            }
         }
         return object
     }

@@ -40,7 +40,7 @@ final class NginxProcess: Sendable {
         do {
             supervisor = try SpawnedProcess(
                 executable: "/bin/sh", arguments: ["-c", Self.supervisorScript, nginx] + arguments,
-                environment: ProcessInfo.processInfo.environment, input: ends[0], output: output)
+                input: .descriptor(ends[0]), output: .descriptor(output), error: .descriptor(output))
         } catch {
             close(ends[1])
             throw error
@@ -58,13 +58,17 @@ final class NginxProcess: Sendable {
     /// nginx's exit status once it has exited, else `nil`.
     var exitStatus: Int32? { supervisor.exitStatus }
 
-    /// Kills nginx and waits (up to three seconds) for it to be gone.
+    /// Kills nginx and waits until the supervisor has exited (SIGKILLed if the lifeline has not
+    /// ended it within three seconds).
     func kill() async {
         cutLifeline()
-        for _ in 0..<300 where supervisor.isRunning {
-            try? await Task.sleep(for: .milliseconds(10))
+        let supervisor = supervisor
+        let backstop = Task {
+            try await Task.sleep(for: .seconds(3))
+            supervisor.send(SIGKILL)
         }
-        supervisor.send(SIGKILL)
+        _ = await supervisor.waitForExit()
+        backstop.cancel()
     }
 
     /// Closes the lifeline, which makes the supervisor kill nginx. Calling it again does nothing.

@@ -245,7 +245,7 @@ public final class OAuth2TestServer: Sendable {
     }
 
     /// Nil when the client authenticated as configured, else the error response.
-    private func authenticateClient(_ request: ScriptedRequest, form: [String: String]) -> ScriptedResponse? {
+    private func authenticateClient(_ request: ScriptedRequest, form: FormPairs) -> ScriptedResponse? {
         var presentedID: String?
         var presentedSecret: String?
         var method = "none"
@@ -254,8 +254,13 @@ public final class OAuth2TestServer: Sendable {
             let decoded = Data(base64Encoded: String(header.dropFirst(6))).map { String(decoding: $0, as: UTF8.self) } ?? ""
             let parts = decoded.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2 {
-                presentedID = ScriptedRequest.decodeForm("x=\(parts[0])")["x"]
-                presentedSecret = ScriptedRequest.decodeForm("x=\(parts[1])")["x"]
+                // RFC 6749 §2.3.1: both are form-encoded; what does not decode is refused, not guessed.
+                func decode(_ part: Substring) -> String? { part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+                guard let id = decode(parts[0]), let secret = decode(parts[1]) else {
+                    return oauthError("invalid_client", "the Basic credentials are not form-encoded", status: 401)
+                }
+                presentedID = id
+                presentedSecret = secret
             }
         } else if form["client_secret"] != nil {
             method = "body"

@@ -5,17 +5,32 @@ import NIOHTTP1
 
 /// A request as the routes see it: its head, parsed target, and what was read of its body.
 ///
+/// What arrived is kept as it arrived: the request target as sent (``rawTarget``), every header
+/// line in order with repeated lines kept apart (``headerLines``), and the body bytes. Parsed
+/// views never fall back silently: a query or path that does not percent-decode, or a field read
+/// with ``header(_:)`` that arrived on several lines, is recorded in ``complaints``, and
+/// ``Router`` answers 400.
+///
 /// The body is counted and checksummed as it streams in; only up to `collectLimit` bytes of it
 /// are kept in memory.
 struct ReceivedRequest {
     /// The decoded request head.
     let head: HTTPRequestHead
+    /// The request target exactly as sent on the request line.
+    let rawTarget: String
+    /// Every header line in order, as NIO's parser gives it (the name as sent, the value without
+    /// surrounding whitespace); repeated lines are separate entries, never joined.
+    let headerLines: [(name: String, value: String)]
     /// The path of the request target, still percent-encoded, without the query.
     let path: String
+    /// The path split into its segments, each percent-decoded, without the empty leading one.
+    let pathSegments: [String]
     /// The query string without the `?`, still encoded; `nil` when the target has none.
     let rawQuery: String?
-    /// The query's name/value pairs, decoded as form data, in order.
+    /// The query's name/value pairs, decoded as form data, in order, duplicates kept.
     let query: [(String, String)]
+    /// What did not parse strictly; a non-empty list makes ``Router`` answer 400.
+    let complaints = RequestComplaints()
     /// The `host:port` the connection was accepted on, used when the request has no Host field.
     let localAuthority: String
     /// Whether the connection may carry another request after this one.
@@ -37,18 +52,36 @@ struct ReceivedRequest {
         self.localAuthority = localAuthority
         self.keepAlive = head.isKeepAlive
         self.body = allocator.buffer(capacity: 0)
+        self.rawTarget = head.uri
+        self.headerLines = head.headers.map { (name: $0.name, value: $0.value) }
         let target = Self.originForm(of: head.uri)
+        let path: String
         if let mark = target.firstIndex(of: "?") {
-            self.path = String(target[..<mark])
+            path = String(target[..<mark])
             let query = String(target[target.index(after: mark)...])
             self.rawQuery = query
-            self.query = Self.parseForm(query)
+            if let pairs = Self.parseForm(query) {
+                self.query = pairs
+            } else {
+                self.query = []
+                complaints.add("the query '\(query)' is not valid percent-encoded UTF-8")
+            }
         } else {
-            self.path = target
+            path = target
             self.rawQuery = nil
             self.query = []
         }
-        self.collectLimit = Router.collectLimit(forPath: self.path)
+        self.path = path
+        var segments: [String] = []
+        for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = segment.removingPercentEncoding else {
+                complaints.add("the path segment '\(segment)' is not valid percent-encoded UTF-8")
+                continue
+            }
+            segments.append(decoded)
+        }
+        self.pathSegments = segments
+        self.collectLimit = Router.collectLimit(forPath: path)
     }
 
     /// Adds a piece of the body.
@@ -72,19 +105,37 @@ struct ReceivedRequest {
     /// The request method as sent, such as `GET`.
     var method: String { head.method.rawValue }
 
-    /// The first value of the header field `name` (case-insensitive).
+    /// The value of the header field `name` (case-insensitive), for fields the server reads one
+    /// value of. Several lines of it are not resolved by picking one: that is a complaint (the
+    /// request gets a 400), and the first line is returned only so the route can finish.
     func header(_ name: String) -> String? {
-        head.headers[name].first
+        let lines = headerLines(named: name)
+        if lines.count > 1 {
+            complaints.add("\(lines.count) '\(name)' lines \(lines) where the test server reads one value")
+        }
+        return lines.first
     }
 
-    /// Every value of the header field `name` (case-insensitive).
-    func headers(_ name: String) -> [String] {
-        head.headers[name]
+    /// The value of every line of header field `name` (case-insensitive), in order, not joined.
+    func headerLines(named name: String) -> [String] {
+        headerLines.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
     }
 
-    /// The first value of query parameter `name`.
+    /// The comma-separated list elements of field `name` over all its lines, trimmed, in order
+    /// (RFC 9110 §5.6.1), for list-valued fields such as Transfer-Encoding.
+    func values(named name: String) -> [String] {
+        headerLines(named: name).flatMap { line in
+            line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// The value of query parameter `name`; several occurrences are a complaint, as in ``header(_:)``.
     func queryValue(_ name: String) -> String? {
-        query.first { $0.0 == name }?.1
+        let values = query.filter { $0.0 == name }.map(\.1)
+        if values.count > 1 {
+            complaints.add("\(values.count) '\(name)' query parameters \(values) where the test server reads one value")
+        }
+        return values.first
     }
 
     /// Query parameter `name` as a non-negative integer, or `defaultValue` when absent or invalid.
@@ -99,13 +150,6 @@ struct ReceivedRequest {
         return value
     }
 
-    /// The path split into its segments, each percent-decoded, without the empty leading one.
-    var pathSegments: [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
-            String(segment).removingPercentEncoding ?? String(segment)
-        }
-    }
-
     /// The authority the client addressed: the Host field, or the listening address.
     var authority: String {
         header("Host") ?? localAuthority
@@ -118,7 +162,7 @@ struct ReceivedRequest {
 
     /// Whether the body was sent with chunked transfer coding.
     var isChunked: Bool {
-        headers("Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
+        values(named: "Transfer-Encoding").contains { $0.lowercased() == "chunked" }
     }
 
     /// Whether the client speaks HTTP/1.1 or later, and so understands chunked responses.
@@ -143,7 +187,7 @@ struct ReceivedRequest {
             head.status = code
             head.reason = nil
         }
-        for field in headers("X-Test-Response-Header") {
+        for field in headerLines(named: "X-Test-Response-Header") {
             guard let colon = field.firstIndex(of: ":") else { continue }
             let name = field[..<colon].trimmingCharacters(in: .whitespaces)
             let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -172,18 +216,20 @@ struct ReceivedRequest {
         return rest.hasPrefix("?") ? "/" + rest : rest
     }
 
-    /// Decodes `a=1&b=two+words` form encoding into ordered pairs.
-    static func parseForm(_ text: String) -> [(String, String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+    /// Decodes `a=1&b=two+words` form encoding into ordered pairs, duplicates kept; `nil` when a
+    /// name or value is not valid percent-encoded UTF-8 (never the raw text instead).
+    static func parseForm(_ text: String) -> [(String, String)]? {
+        var pairs: [(String, String)] = []
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = formDecode(parts[0])
-            let value = parts.count > 1 ? formDecode(parts[1]) : ""
-            return (name, value)
+            guard let name = formDecode(parts[0]) else { return nil }
+            guard let value = parts.count > 1 ? formDecode(parts[1]) : "" else { return nil }
+            pairs.append((name, value))
         }
+        return pairs
     }
 
-    private static func formDecode(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+    private static func formDecode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -19,11 +19,19 @@ enum Router {
     static func respond(
         to request: ReceivedRequest, state: ServerState, allocator: ByteBufferAllocator
     ) -> ResponseScript {
+        if !request.complaints.all.isEmpty {
+            return badRequest(request, request.complaints.all.joined(separator: "; "), allocator)
+        }
         let script = route(request, state: state, allocator: allocator)
         if let text = request.header("X-Test-Delay-Ms"),
             let delay = Int64(text.trimmingCharacters(in: .whitespaces)), delay > 0
         {
             script.delayStart(by: .milliseconds(delay))
+        }
+        // Reading the request may have found more (a field on several lines, a bad form body).
+        let complaints = request.complaints.all
+        guard complaints.isEmpty else {
+            return badRequest(request, complaints.joined(separator: "; "), allocator)
         }
         return script
     }

@@ -95,19 +95,21 @@ private final class ScriptedConnectionHandler: ChannelInboundHandler {
     }
 
     private func respond(to head: HTTPRequestHead, body: Data, context: ChannelHandlerContext) {
-        let target = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var headers: [String: [String]] = [:]
-        for (name, value) in head.headers { headers[name.lowercased(), default: []].append(value) }
         let request = ScriptedRequest(
-            method: head.method.rawValue, path: String(target[0]),
-            query: target.count > 1 ? ScriptedRequest.decodeForm(String(target[1])) : [:], headers: headers, body: body)
+            method: head.method.rawValue, target: head.uri,
+            headerLines: head.headers.map { (name: $0.name, value: $0.value) }, body: body)
         let keepAlive = head.isKeepAlive
         let version = head.version
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let handler = self.handler
         let eventLoop = context.eventLoop
         Task { @Sendable in
-            let response = await handler(request)
+            // What the server could not parse, or the handler found ambiguous, is a 400.
+            let early = request.complaints.all
+            let handled = early.isEmpty ? await handler(request) : nil
+            let complaints = request.complaints.all
+            let response = complaints.isEmpty ? handled ?? .text("no response", status: 500)
+                : .text("bad request: " + complaints.joined(separator: "; "), status: 400)
             eventLoop.execute {
                 ScriptedResponseWriter.write(response, keepAlive: keepAlive, version: version, context: bound.value)
             }
