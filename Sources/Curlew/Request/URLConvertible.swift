@@ -9,7 +9,7 @@ public protocol URLConvertible: Sendable {
 extension String: URLConvertible {
     public func asURL() throws(CurlewError) -> URL {
         guard let url = URL(string: self), url.scheme != nil else {
-            throw CurlewError(.invalidURL, "'\(self)' is not a valid absolute URL")
+            throw CurlewError(.invalidURL, "'\(Redaction.string(self))' is not a valid absolute URL")
         }
         return url
     }
@@ -22,7 +22,7 @@ extension URL: URLConvertible {
 extension URLComponents: URLConvertible {
     public func asURL() throws(CurlewError) -> URL {
         guard let url else {
-            throw CurlewError(.invalidURL, "URLComponents \(self) do not form a valid URL")
+            throw CurlewError(.invalidURL, "URLComponents \(Redaction.string(description)) do not form a valid URL")
         }
         return url
     }

@@ -11,8 +11,8 @@ import HTTPTypes
 /// catch let error as CurlewError where error.kind == .connectionRefused { … }
 /// ```
 ///
-/// Every error names the URL it concerns. Where one exists it also carries the libcurl code
-/// and message, the HTTP status and the response body.
+/// Every error names the URL it concerns, with any password in it redacted. Where one exists
+/// it also carries the libcurl code and message, the HTTP status and the response body.
 public struct CurlewError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as an extensible set of kinds.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -129,7 +129,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind { storage.kind }
     /// A human-readable explanation.
     public var message: String { storage.message }
-    /// The URL the error concerns, when known.
+    /// The URL the error concerns, when known, with any password in it replaced by `***`
+    /// (the user name stays), so that errors can be logged and shown safely.
     public var url: URL? { storage.url }
     /// The libcurl `CURLcode`, when libcurl reported the failure.
     public var curlCode: Int? { storage.curlCode }
@@ -152,7 +153,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         underlying: (any Error & Sendable)? = nil
     ) {
         storage = Storage(
-            kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
+            kind: kind, message: message, url: url.map(Redaction.url), curlCode: curlCode, curlMessage: curlMessage,
             responseHead: responseHead, responseBody: responseBody, underlying: underlying)
     }
 
