@@ -33,6 +33,7 @@ extension TransferContext {
     }
 
     private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
+        try settings.validate(url: request.url)
         let timeouts = settings.timeouts
         // 0 restores libcurl's defaults: 300 s to connect, no total limit.
         try options.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.curlMilliseconds ?? 0)

@@ -1,5 +1,9 @@
 /// Connect, total and idle timeouts. A `nil` field means "no limit" at the session level and
 /// "use the session's value" in ``RequestOptions``.
+///
+/// Every limit that is set must be positive: a zero or negative duration fails the request,
+/// when it is consumed, with ``CurlewError/Kind/invalidRequest`` (libcurl would otherwise read
+/// zero as "its default" and a tiny value as one millisecond).
 public struct Timeouts: Sendable, Hashable {
     /// The longest time to establish a connection, TLS included.
     public var connect: Duration?
