@@ -85,12 +85,18 @@ enum CurlErrorMapping {
         message.range(of: "chunk", options: .caseInsensitive) != nil
     }
 
-    /// libcurl times out only on the connect and total limits (the idle timeout is the curl
-    /// loop's, see `CurlLoop`): before a connection it is the connect timeout.
+    /// libcurl times out on the connect and total limits and on the minimum speed (the idle
+    /// timeout is the curl loop's, see `CurlLoop`): before a connection it is the connect timeout.
     private static func classifyTimeout(
         _ detail: String, context: TransferContext, metrics: TransferMetrics
     ) -> (CurlewError.Kind, String) {
         let timeouts = context.settings.timeouts
+        // libcurl's low-speed check: "Operation too slow. Less than N bytes/sec transferred…".
+        if let speed = timeouts.minimumSpeed, detail.range(of: "too slow", options: .caseInsensitive) != nil {
+            return (
+                .tooSlow,
+                "the transfer moved less than \(speed.bytesPerSecond) bytes per second over the last \(speed.curlSeconds) s")
+        }
         let elapsed = ContinuousClock.now - context.startInstant
         if let total = timeouts.total, elapsed >= total * 0.95 {
             return (.totalTimeout, "the transfer took longer than \(total)")

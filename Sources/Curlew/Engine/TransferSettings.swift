@@ -44,6 +44,12 @@ extension TransferSettings {
         try Self.check(timeouts.connect, "connect", url: url)
         try Self.check(timeouts.total, "total", url: url)
         try Self.check(timeouts.idle, "idle", url: url)
+        if let speed = timeouts.minimumSpeed, speed.bytesPerSecond <= 0 || speed.window <= .zero {
+            throw CurlewError(
+                .invalidRequest,
+                "the minimum speed must be positive bytes per second over a positive window, not \(speed.bytesPerSecond) over \(speed.window)",
+                url: url)
+        }
         if maximumBodySize < 0 {
             throw CurlewError(
                 .invalidRequest, "maximumBodySize must be zero or positive, not \(maximumBodySize)", url: url)

@@ -18,7 +18,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Code: String, Sendable {
             case invalidURL, unsupportedScheme, invalidHeader, invalidRequest
-            case connectionRefused, hostNotFound, connectTimeout, totalTimeout, idleTimeout
+            case connectionRefused, hostNotFound, connectTimeout, totalTimeout, idleTimeout, tooSlow
             case connectionClosedMidBody, malformedResponse, bodyTooLarge, tooManyRedirects
             case redirectRejected, decompressionBomb, tlsFailure, transport
             case cancelled, taskCancelled, streamDropped, sessionShutdown
@@ -48,6 +48,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         public static let totalTimeout = Kind(code: .totalTimeout)
         /// No bytes moved for longer than the idle timeout.
         public static let idleTimeout = Kind(code: .idleTimeout)
+        /// The transfer stayed below ``Timeouts/minimumSpeed`` for the whole window.
+        public static let tooSlow = Kind(code: .tooSlow)
         /// The server closed the connection before the whole body arrived.
         public static let connectionClosedMidBody = Kind(code: .connectionClosedMidBody)
         /// The server's response could not be parsed as HTTP.
