@@ -5,7 +5,8 @@ import TestServer
 
 @Suite("One idle rule for head and body, and a minimum speed")
 struct IdleRuleTests {
-    private func options(idle: Duration = .seconds(1), minimumSpeed: MinimumSpeed? = nil) -> RequestOptions {
+    /// An idle limit of 2 s: five times the pace of the slow tests, for a loaded machine.
+    private func options(idle: Duration = .seconds(2), minimumSpeed: MinimumSpeed? = nil) -> RequestOptions {
         var options = RequestOptions()
         options.timeouts.idle = idle
         options.timeouts.minimumSpeed = minimumSpeed
@@ -23,14 +24,15 @@ struct IdleRuleTests {
 
     @Test func aHeadAndABodyArrivingInStepsShorterThanTheLimitAreNotIdle() async throws {
         let server = try await Fixtures.server()
-        // Five header lines 400 ms apart: 2 s for the head, never 1 s without a line.
-        let head = try await Fixtures.session.request(server.url("/fault/slow-head?interval=400&lines=5"), options: options())
+        // Seven header lines 400 ms apart: 2.8 s for the head, longer than the 2 s limit, but
+        // never 2 s without a line (counting only the status line, this timed out).
+        let head = try await Fixtures.session.request(server.url("/fault/slow-head?interval=400&lines=7"), options: options())
             .response
-        #expect(head.head.headerFields[.init("X-Drip-4")!] == "4")
-        // Five body bytes 400 ms apart, the same pace.
-        let body = try await Fixtures.session.request(server.url("/fault/slow-drip?interval=400&bytes=5"), options: options())
+        #expect(head.head.headerFields[.init("X-Drip-6")!] == "6")
+        // Seven body bytes 400 ms apart, the same pace.
+        let body = try await Fixtures.session.request(server.url("/fault/slow-drip?interval=400&bytes=7"), options: options())
             .data()
-        #expect(body.count == 5)
+        #expect(body.count == 7)
     }
 
     @Test func aHeadAndABodyPausingLongerThanTheLimitAreIdle() async throws {
@@ -38,19 +40,19 @@ struct IdleRuleTests {
         let clock = ContinuousClock()
         let start = clock.now
         let head = await failure(
-            Fixtures.session.request(server.url("/fault/slow-head?interval=1800&lines=1"), options: options()))
+            Fixtures.session.request(server.url("/fault/slow-head?interval=2500&lines=1"), options: options(idle: .seconds(1))))
         #expect(head?.kind == .idleTimeout)
         #expect(head?.status == nil, "the head never completed")
         let body = await failure(
-            Fixtures.session.request(server.url("/fault/slow-drip?interval=1800&bytes=2"), options: options()))
+            Fixtures.session.request(server.url("/fault/slow-drip?interval=2500&bytes=2"), options: options(idle: .seconds(1))))
         #expect(body?.kind == .idleTimeout)
         #expect(body?.status == .ok)
-        #expect(clock.now - start < .seconds(3.2), "each fails after about 1 s, before its 1.8 s pause ends")
+        #expect(clock.now - start < .seconds(5), "each fails after about 1 s, before its 2.5 s pause ends")
     }
 
     @Test func theMinimumSpeedStopsADripThatIsNeverIdle() async throws {
         let server = try await Fixtures.server()
-        // 5 bytes a second for 8 s: never idle for 1 s, but below 100 bytes a second.
+        // 5 bytes a second for 8 s: never idle for 2 s, but below 100 bytes a second.
         let drip = server.url("/fault/slow-drip?interval=200&bytes=40")
         let clock = ContinuousClock()
         let start = clock.now
@@ -59,17 +61,17 @@ struct IdleRuleTests {
         #expect(error?.kind == .tooSlow, "\(String(describing: error))")
         #expect(error?.message.contains("less than 100 bytes per second over the last 1 s") == true)
         #expect(error?.curlCode == 28)
-        #expect(clock.now - start < .seconds(5), "stopped well before the drip ends")
+        #expect(clock.now - start < .seconds(7), "stopped before the drip ends")
     }
 
     @Test func aTransferAboveTheMinimumSpeedCompletes() async throws {
         let server = try await Fixtures.server()
-        // 5 bytes a second against a floor of 1: the floor does not fire, nor does the idle rule.
+        // 10 bytes a second for 3 s against a floor of 2 over 1 s: the floor does not fire.
         let data = try await Fixtures.session.request(
-            server.url("/fault/slow-drip?interval=200&bytes=8"),
-            options: options(minimumSpeed: MinimumSpeed(bytesPerSecond: 1, over: .seconds(1)))
+            server.url("/fault/slow-drip?interval=100&bytes=30"),
+            options: options(minimumSpeed: MinimumSpeed(bytesPerSecond: 2, over: .seconds(1)))
         ).data()
-        #expect(data.count == 8)
+        #expect(data.count == 30)
     }
 
     @Test func aSessionMinimumSpeedAppliesAndARequestMayOverrideIt() async throws {

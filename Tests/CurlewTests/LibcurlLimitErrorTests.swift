@@ -71,4 +71,17 @@ struct LibcurlLimitErrorTests {
         #expect(error?.curlCode == 56)
         #expect(error?.status == .ok)
     }
+
+    @Test func badChunkedEncodingIsNotRetriedAsALostConnectionButTooSlowIs() async throws {
+        let server = try await Fixtures.server()
+        let url = server.url("/get")
+        let request = OutgoingRequest(url: url)
+        let policy = RetryPolicy.default
+        let badChunk = CurlewError(.malformedResponse, "bad chunked encoding", url: url, curlCode: 56)
+        #expect(!policy.isRetryable(request, error: badChunk))
+        // The same curl code from a reset is still a lost connection, and so is an empty reply.
+        #expect(policy.isRetryable(request, error: CurlewError(.transport, "reset", url: url, curlCode: 56)))
+        #expect(policy.isRetryable(request, error: CurlewError(.malformedResponse, "empty reply", url: url, curlCode: 52)))
+        #expect(policy.isRetryable(request, error: CurlewError(.tooSlow, "slow", url: url, curlCode: 28)))
+    }
 }

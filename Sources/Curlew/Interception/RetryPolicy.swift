@@ -112,9 +112,9 @@ public struct RetryPolicy: RequestInterceptor {
         guard retryableMethods.contains(request.method), error.kind != .authenticationFailed else { return false }
         if let status = error.status, retryableStatusCodes.contains(status.code) { return true }
         if retryableErrorKinds.contains(error.kind) { return true }
-        // A malformed reply (for example bad chunked encoding, curl 56) is the server's fault, not a lost connection.
-        if retriesLostConnections, error.kind != .malformedResponse, let code = error.curlCode,
-            Self.lostConnectionCurlCodes.contains(code)
+        // Bad chunked encoding (a malformed reply with curl 56) is the server's fault, not a lost connection.
+        if retriesLostConnections, let code = error.curlCode, Self.lostConnectionCurlCodes.contains(code),
+            !(code == 56 && error.kind == .malformedResponse)
         {
             return true
         }
