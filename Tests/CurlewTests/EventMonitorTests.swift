@@ -179,6 +179,6 @@ struct EventMonitorTests {
         #expect(rendered.contains("3600"))
         let binary = monitor.render(Data([0xFF, 0xFE, 0x00, 0x01]), contentType: "application/octet-stream")
         #expect(binary.contains("4 bytes of binary data"))
-        #expect(monitor.redacted(URL(string: "http://user:pw@example.com/x")!) == "http://user:redacted@example.com/x")
+        #expect(monitor.redacted(URL(string: "http://user:pw@example.com/x")!) == "http://user:***@example.com/x")
     }
 }

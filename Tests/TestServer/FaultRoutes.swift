@@ -13,6 +13,9 @@ import NIOCore
 /// - `close-without-response`: reads the request and closes the connection (an empty reply).
 /// - `reset-without-response`: reads the request and resets the connection.
 /// - `reset-after-head?length=N&send=M`: head and M bytes, then an abortive close (TCP RST).
+/// - `bad-chunk-size`: a chunked body whose first chunk size is not hexadecimal.
+/// - `slow-head?interval=ms&lines=N`: the status line, then N header lines one every
+///   `interval`, then the end of the head and a 2-byte body.
 enum FaultRoutes {
     static func respond(
         _ request: ReceivedRequest, segments: [String], allocator: ByteBufferAllocator
@@ -65,6 +68,14 @@ enum FaultRoutes {
                         ("Content-Length", String(garbage.readableBytes)),
                     ]))
             return ResponseScript([.head(head.serialized(allocator: allocator)), .body(garbage), .end])
+        case "bad-chunk-size":
+            let head = ResponseHead(status: 200, headers: [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")])
+            return ResponseScript([
+                .head(head.serialized(allocator: allocator)), .body(allocator.buffer(string: "5\r\nhello\r\nzz\r\nbad\r\n0\r\n\r\n")),
+                .close,
+            ])
+        case "slow-head":
+            return slowHead(request, allocator: allocator)
         default:
             return Reply.json(
                 request, status: 404, ["error": "no fault called \(segments[1])"], allocator: allocator)
@@ -115,5 +126,17 @@ enum FaultRoutes {
         }
         let finalHead = request.finalize(head)
         return ResponseScript([.head(finalHead.serialized(allocator: allocator)), .body(allocator.buffer(string: "ok")), .end])
+    }
+
+    /// The head of `slow-head`, one header line at a time.
+    private static func slowHead(_ request: ReceivedRequest, allocator: ByteBufferAllocator) -> ResponseScript {
+        let interval = Int64(request.queryInt("interval", default: 100))
+        let lines = request.queryInt("lines", default: 5)
+        var steps: [ResponseStep] = [.head(allocator.buffer(string: "HTTP/1.1 200 OK\r\n"))]
+        for index in 0..<max(0, lines) {
+            steps += [.wait(.milliseconds(interval)), .head(allocator.buffer(string: "X-Drip-\(index): \(index)\r\n"))]
+        }
+        steps += [.head(allocator.buffer(string: "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")), .end]
+        return ResponseScript(steps)
     }
 }

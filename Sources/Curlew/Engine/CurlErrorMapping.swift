@@ -9,6 +9,9 @@ enum CurlErrorMapping {
         let kind: CurlewError.Kind
         let text: String
         switch code {
+        case CURLcode(rawValue: 100):
+            // CURLE_TOO_LARGE, which libcurl 8.6 and later report instead of running out of memory.
+            (kind, text) = classifyOutOfMemory(context: context)
         case CURLE_COULDNT_CONNECT:
             kind = .connectionRefused
             text = "could not connect: \(detail)"
@@ -38,6 +41,11 @@ enum CurlErrorMapping {
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
             kind = .uploadFailed
             text = "the upload body could not be read: \(detail)"
+        case CURLE_OUT_OF_MEMORY:
+            (kind, text) = classifyOutOfMemory(context: context)
+        case CURLE_RECV_ERROR where isChunkedEncodingError(message):
+            kind = .malformedResponse
+            text = "bad chunked encoding: \(detail)"
         default:
             kind = .transport
             text = detail
@@ -45,12 +53,50 @@ enum CurlErrorMapping {
         return CurlewError(kind, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
     }
 
-    /// libcurl times out only on the connect and total limits (the idle timeout is the curl
-    /// loop's, see `CurlLoop`): before a connection it is the connect timeout.
+    /// libcurl 7.88 reports its fixed buffer limits as "out of memory": the request head (URL
+    /// and header fields) is built in at most 1 MiB, and a response header line may be at most
+    /// 100 KiB (`CURL_MAX_HTTP_HEADER`). Which one it was shows in how far the transfer got.
+    private static func classifyOutOfMemory(context: TransferContext) -> (CurlewError.Kind, String) {
+        var requestSize = 0
+        if let handle = context.handle { _ = curlew_easy_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestSize) }
+        if requestSize == 0 {
+            return (
+                .invalidRequest,
+                "the request head is too large: libcurl builds the URL and header fields in at most \(libcurlRequestHeadLimit >> 10) KiB"
+            )
+        }
+        if context.finalHead == nil {
+            return (
+                .malformedResponse,
+                "header line too long: a response header line exceeds libcurl's limit of \(libcurlHeaderLineLimit >> 10) KiB"
+            )
+        }
+        return (.transport, "libcurl ran out of memory")
+    }
+
+    /// libcurl 7.88's largest request head (`DYN_HTTP_REQUEST`), URL and header fields together.
+    static let libcurlRequestHeadLimit = 1 << 20
+    /// libcurl 7.88's longest response header line (`CURL_MAX_HTTP_HEADER`).
+    static let libcurlHeaderLineLimit = 100 << 10
+
+    /// libcurl's chunk parser fails with `CURLE_RECV_ERROR` and a message that ends in "in
+    /// chunked-encoding" (for example "Illegal or missing hexadecimal sequence in chunked-encoding").
+    private static func isChunkedEncodingError(_ message: String) -> Bool {
+        message.range(of: "chunk", options: .caseInsensitive) != nil
+    }
+
+    /// libcurl times out on the connect and total limits and on the minimum speed (the idle
+    /// timeout is the curl loop's, see `CurlLoop`): before a connection it is the connect timeout.
     private static func classifyTimeout(
         _ detail: String, context: TransferContext, metrics: TransferMetrics
     ) -> (CurlewError.Kind, String) {
         let timeouts = context.settings.timeouts
+        // libcurl's low-speed check: "Operation too slow. Less than N bytes/sec transferred…".
+        if let speed = timeouts.minimumSpeed, detail.range(of: "too slow", options: .caseInsensitive) != nil {
+            return (
+                .tooSlow,
+                "the transfer moved less than \(speed.bytesPerSecond) bytes per second over the last \(speed.curlSeconds) s")
+        }
         let elapsed = ContinuousClock.now - context.startInstant
         if let total = timeouts.total, elapsed >= total * 0.95 {
             return (.totalTimeout, "the transfer took longer than \(total)")

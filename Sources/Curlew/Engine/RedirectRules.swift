@@ -20,11 +20,11 @@ enum RedirectRules {
     ) -> Decision {
         let from = request.url
         guard let target = URL(string: location, relativeTo: from)?.absoluteURL else {
-            return .fail(CurlewError(.malformedResponse, "the redirect Location '\(location)' is not a valid URL", url: from, responseHead: head))
+            return .fail(CurlewError(.malformedResponse, "the redirect Location '\(Redaction.string(location))' is not a valid URL", url: from, responseHead: head))
         }
         if let error = schemeError(target, from: from, head: head) { return .fail(error) }
         if hopsSoFar >= policy.maximum {
-            return .fail(CurlewError(.tooManyRedirects, "stopped after \(policy.maximum) redirects (next: \(target.absoluteString))", url: from, responseHead: head))
+            return .fail(CurlewError(.tooManyRedirects, "stopped after \(policy.maximum) redirects (next: \(Redaction.string(target)))", url: from, responseHead: head))
         }
         var next = request
         next.url = target
@@ -57,17 +57,17 @@ enum RedirectRules {
         case .stop:
             return .deliver
         case .reject(let reason):
-            return .fail(CurlewError(.redirectRejected, "the redirect policy rejected \(target.absoluteString): \(reason)", url: from, responseHead: head))
+            return .fail(CurlewError(.redirectRejected, "the redirect policy rejected \(Redaction.string(target)): \(reason)", url: from, responseHead: head))
         }
     }
 
     private static func schemeError(_ target: URL, from: URL, head: HTTPResponse) -> CurlewError? {
         let scheme = target.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
-            return CurlewError(.unsupportedScheme, "refused a redirect to '\(target.absoluteString)': only http and https are allowed", url: from, responseHead: head)
+            return CurlewError(.unsupportedScheme, "refused a redirect to '\(Redaction.string(target))': only http and https are allowed", url: from, responseHead: head)
         }
         guard let host = target.host, !host.isEmpty else {
-            return CurlewError(.malformedResponse, "the redirect target '\(target.absoluteString)' has no host", url: from, responseHead: head)
+            return CurlewError(.malformedResponse, "the redirect target '\(Redaction.string(target))' has no host", url: from, responseHead: head)
         }
         return nil
     }

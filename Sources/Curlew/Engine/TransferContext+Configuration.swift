@@ -33,6 +33,7 @@ extension TransferContext {
     }
 
     private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
+        try settings.validate(url: request.url)
         let timeouts = settings.timeouts
         // 0 restores libcurl's defaults: 300 s to connect, no total limit.
         try options.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.curlMilliseconds ?? 0)
@@ -45,6 +46,9 @@ extension TransferContext {
             totalMilliseconds = remaining.curlMilliseconds
         }
         try options.set(CURLOPT_TIMEOUT_MS, totalMilliseconds)
+        // Both set on every hop (0 turns the check off): pooled handles keep their options.
+        try options.set(CURLOPT_LOW_SPEED_LIMIT, timeouts.minimumSpeed?.bytesPerSecond ?? 0)
+        try options.set(CURLOPT_LOW_SPEED_TIME, timeouts.minimumSpeed?.curlSeconds ?? 0)
         // The idle timeout is enforced by the curl loop (see CurlLoop.checkIdleTimeouts), not by
         // libcurl's low-speed check, which averages over several seconds and fires late.
         markActive()

@@ -107,6 +107,8 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Headers
 
     func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        // Every line is activity, as every body chunk is (see `Timeouts.idle` for the rule).
+        lastActivity = .now
         headerBytes += line.count
         if headerBytes > Self.maximumHeaderBytes {
             fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
@@ -122,8 +124,6 @@ final class TransferContext: @unchecked Sendable {
             return endOfHead(transfer: transfer) ? line.count : 0
         }
         if content.first == UInt8(ascii: "H"), content.starts(with: "HTTP/".utf8) {
-            // A head's lines arrive together: its first line stands for all of them.
-            lastActivity = .now
             guard parseStatusLine(content) else {
                 fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
                 return 0

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// The session's settings with one request's overrides applied.
@@ -32,5 +33,32 @@ struct TransferSettings: Sendable {
         streamBufferSize = configuration.streamBufferSize
         self.reportsProgress = reportsProgress
         cookieJar = configuration.cookieJar
+    }
+}
+
+extension TransferSettings {
+    /// Rejects limits that cannot mean what they say: a zero or negative timeout (libcurl
+    /// would take it as "the default" or as 1 ms) and a negative body size. `nil` is the
+    /// way to say "no limit".
+    func validate(url: URL) throws(CurlewError) {
+        try Self.check(timeouts.connect, "connect", url: url)
+        try Self.check(timeouts.total, "total", url: url)
+        try Self.check(timeouts.idle, "idle", url: url)
+        if let speed = timeouts.minimumSpeed, speed.bytesPerSecond <= 0 || speed.window <= .zero {
+            throw CurlewError(
+                .invalidRequest,
+                "the minimum speed must be positive bytes per second over a positive window, not \(speed.bytesPerSecond) over \(speed.window)",
+                url: url)
+        }
+        if maximumBodySize < 0 {
+            throw CurlewError(
+                .invalidRequest, "maximumBodySize must be zero or positive, not \(maximumBodySize)", url: url)
+        }
+    }
+
+    private static func check(_ limit: Duration?, _ name: StaticString, url: URL) throws(CurlewError) {
+        guard let limit, limit <= .zero else { return }
+        throw CurlewError(
+            .invalidRequest, "the \(name) timeout must be positive, not \(limit); use nil for no limit", url: url)
     }
 }

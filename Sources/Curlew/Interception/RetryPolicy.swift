@@ -12,7 +12,7 @@ import HTTPTypes
 /// An attempt is retried when its method is idempotent (GET, HEAD, OPTIONS, PUT, DELETE,
 /// TRACE by default), and it failed with a retryable status (408, 429, 500, 502, 503, 504) or
 /// a transient transport error (connection refused, closed or reset; connect, idle and total
-/// timeouts; DNS failure).
+/// timeouts; a transfer below its minimum speed; DNS failure).
 ///
 /// The delay before retry *n* is a random duration between zero and
 /// `min(maximumDelay, backoffScale × backoffBase^(n-1))` ("full jitter"), unless the response
@@ -39,7 +39,8 @@ public struct RetryPolicy: RequestInterceptor {
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
     /// The transport error kinds retried by default.
     public static let defaultRetryableErrorKinds: Set<CurlewError.Kind> = [
-        .connectionRefused, .connectionClosedMidBody, .connectTimeout, .idleTimeout, .totalTimeout, .hostNotFound,
+        .connectionRefused, .connectionClosedMidBody, .connectTimeout, .idleTimeout, .tooSlow, .totalTimeout,
+        .hostNotFound,
     ]
     /// The libcurl codes of a connection lost without a complete response: 52 (nothing
     /// received), 55 (send failed) and 56 (receive failed, for example a reset).
@@ -111,7 +112,12 @@ public struct RetryPolicy: RequestInterceptor {
         guard retryableMethods.contains(request.method), error.kind != .authenticationFailed else { return false }
         if let status = error.status, retryableStatusCodes.contains(status.code) { return true }
         if retryableErrorKinds.contains(error.kind) { return true }
-        if retriesLostConnections, let code = error.curlCode, Self.lostConnectionCurlCodes.contains(code) { return true }
+        // Bad chunked encoding (a malformed reply with curl 56) is the server's fault, not a lost connection.
+        if retriesLostConnections, let code = error.curlCode, Self.lostConnectionCurlCodes.contains(code),
+            !(code == 56 && error.kind == .malformedResponse)
+        {
+            return true
+        }
         return false
     }
 

@@ -142,13 +142,9 @@ public struct LoggingEventMonitor: EventMonitor {
         ["curlew.request": "\(id.rawValue)"]
     }
 
-    /// The URL with any password replaced.
+    /// The URL with any password replaced by `***` (the user name stays).
     func redacted(_ url: URL) -> String {
-        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return url.absoluteString
-        }
-        components.percentEncodedPassword = "redacted"
-        return components.string ?? url.absoluteString
+        Redaction.string(url)
     }
 
     /// One indented line per field, secrets redacted.

@@ -2,10 +2,13 @@ import Foundation
 import HTTPTypes
 
 /// Renders a request as a `curl` command line for a POSIX shell.
+///
+/// Secrets are not repeated: a password in the URL and the credentials of `Authorization`,
+/// `Proxy-Authorization` and `Cookie` are replaced by `***` (see ``Redaction``).
 enum CURLCommand {
     static func describe(_ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration) -> String {
         guard case .success(let request) = build else {
-            if case .failure(let error) = build { return "# invalid request: \(error)" }
+            if case .failure(let error) = build { return "# invalid request: \(error)" }  // Redacted by CurlewError.
             return "# invalid request"
         }
         var parts = ["curl"]
@@ -19,7 +22,12 @@ enum CURLCommand {
         if let ca = configuration.tls.caCertificatePath { parts += ["--cacert", quote(ca)] }
         let fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
-        for field in fields { parts += ["-H", quote(TransferContext.curlHeaderLine(field))] }
+        for field in fields {
+            // Credentials are not repeated: the scheme stays, its token becomes `***`.
+            let shown = Redaction.credentialHeaders.contains(field.name)
+                ? HTTPField(name: field.name, value: Redaction.headerValue(field)) : field
+            parts += ["-H", quote(TransferContext.curlHeaderLine(shown))]
+        }
         if let body = request.body {
             switch body.storage {
             case .data(let data):
@@ -32,7 +40,7 @@ enum CURLCommand {
             case .stream: parts += ["--data-binary", quote("@-"), "# streamed body not shown"]
             }
         }
-        parts.append(quote(request.url.absoluteString))
+        parts.append(quote(Redaction.string(request.url)))
         return parts.joined(separator: " ")
     }
 

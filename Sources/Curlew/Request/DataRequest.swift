@@ -139,7 +139,8 @@ public final class DataRequest: Sendable {
         core.cancel(.cancelled, "the request was cancelled")
     }
 
-    /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell.
+    /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell,
+    /// with the password of the URL and credential headers replaced by `***`.
     public func cURLDescription() -> String {
         CURLCommand.describe(core.build, configuration: core.session.configuration)
     }

@@ -63,7 +63,8 @@ public final class DownloadRequest: Sendable {
         core.cancel(.cancelled, "the download was cancelled")
     }
 
-    /// A `curl` command that repeats this request, quoted for a POSIX shell.
+    /// A `curl` command that repeats this request, quoted for a POSIX shell, with the password
+    /// of the URL and credential headers replaced by `***`.
     public func cURLDescription() -> String {
         CURLCommand.describe(core.build, configuration: core.session.configuration)
     }

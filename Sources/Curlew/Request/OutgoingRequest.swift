@@ -68,7 +68,8 @@ public struct RequestOptions: Sendable {
     public var timeouts = Timeouts.unset
     /// How redirects are followed.
     public var redirectPolicy: RedirectPolicy?
-    /// The largest body collected in memory, in bytes.
+    /// The largest body collected in memory, in bytes; zero allows only empty bodies, and a
+    /// negative size fails the request with ``CurlewError/Kind/invalidRequest``.
     public var maximumBodySize: Int?
     /// The HTTP version to ask for.
     public var httpVersion: HTTPVersionPreference?

@@ -1,21 +1,41 @@
-/// Connect, total and idle timeouts. A `nil` field means "no limit" at the session level and
+/// Connect, total and idle timeouts, and a minimum speed. A `nil` field means "no limit" at the session level and
 /// "use the session's value" in ``RequestOptions``.
+///
+/// Every limit that is set must be positive: a zero or negative duration fails the request,
+/// when it is consumed, with ``CurlewError/Kind/invalidRequest`` (libcurl would otherwise read
+/// zero as "its default" and a tiny value as one millisecond).
 public struct Timeouts: Sendable, Hashable {
     /// The longest time to establish a connection, TLS included.
     public var connect: Duration?
     /// The longest time for the whole transfer, redirects included.
     public var total: Duration?
-    /// The longest time with no bytes moving in either direction.
+    /// The longest time with no bytes moving in either direction, once the request has been
+    /// sent; past it the transfer fails with ``CurlewError/Kind/idleTimeout``.
+    ///
+    /// One rule for the head and the body: activity is every piece of the response libcurl
+    /// hands to Curlew (each complete header line, each chunk of body) and every piece of the
+    /// request body it takes. libcurl parses a head line by line and reports nothing of a line
+    /// until its end, so a single header line that takes longer than this limit to arrive
+    /// times out even if its bytes trickle in; every other pause between two bytes longer than
+    /// the limit does too, in the head and in the body alike. A transfer paused because its
+    /// consumer is behind is not idle. To stop servers that send just often enough never to
+    /// be idle, set ``minimumSpeed``.
     public var idle: Duration?
+    /// The lowest average speed over a window; nil (the default) means no floor. See
+    /// ``MinimumSpeed``.
+    public var minimumSpeed: MinimumSpeed?
 
     /// Creates timeouts.
-    public init(connect: Duration? = nil, total: Duration? = nil, idle: Duration? = nil) {
+    public init(
+        connect: Duration? = nil, total: Duration? = nil, idle: Duration? = nil, minimumSpeed: MinimumSpeed? = nil
+    ) {
         self.connect = connect
         self.total = total
         self.idle = idle
+        self.minimumSpeed = minimumSpeed
     }
 
-    /// The session default: 30 s to connect, 60 s idle, no total limit.
+    /// The session default: 30 s to connect, 60 s idle, no total limit, no minimum speed.
     public static let `default` = Timeouts(connect: .seconds(30), total: nil, idle: .seconds(60))
 
     /// No overrides.
@@ -23,7 +43,9 @@ public struct Timeouts: Sendable, Hashable {
 
     /// `self` with nil fields taken from `fallback`.
     func merged(over fallback: Timeouts) -> Timeouts {
-        Timeouts(connect: connect ?? fallback.connect, total: total ?? fallback.total, idle: idle ?? fallback.idle)
+        Timeouts(
+            connect: connect ?? fallback.connect, total: total ?? fallback.total, idle: idle ?? fallback.idle,
+            minimumSpeed: minimumSpeed ?? fallback.minimumSpeed)
     }
 }
 

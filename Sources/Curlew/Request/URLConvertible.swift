@@ -9,7 +9,7 @@ public protocol URLConvertible: Sendable {
 extension String: URLConvertible {
     public func asURL() throws(CurlewError) -> URL {
         guard let url = URL(string: self), url.scheme != nil else {
-            throw CurlewError(.invalidURL, "'\(self)' is not a valid absolute URL")
+            throw CurlewError(.invalidURL, "'\(Redaction.string(self))' is not a valid absolute URL")
         }
         return url
     }
@@ -22,7 +22,7 @@ extension URL: URLConvertible {
 extension URLComponents: URLConvertible {
     public func asURL() throws(CurlewError) -> URL {
         guard let url else {
-            throw CurlewError(.invalidURL, "URLComponents \(self) do not form a valid URL")
+            throw CurlewError(.invalidURL, "URLComponents \(Redaction.string(description)) do not form a valid URL")
         }
         return url
     }
@@ -44,9 +44,26 @@ extension URL {
         }
         let isControl = { (byte: UInt8) in byte < 0x21 || byte == 0x7F }
         let text = absoluteString
+        let length = text.utf8.count
+        if length > OutgoingRequest.maximumURLLength {
+            throw CurlewError(
+                .invalidURL,
+                "the URL is too long: \(length) bytes, more than the limit of \(OutgoingRequest.maximumURLLength >> 10) KiB",
+                url: self)
+        }
         if text.utf8.withContiguousStorageIfAvailable({ $0.contains(where: isControl) }) ?? text.utf8.contains(where: isControl) {
             throw CurlewError(.invalidURL, "the URL contains spaces or control characters", url: self)
         }
         return self
     }
+}
+
+extension OutgoingRequest {
+    /// The longest URL Curlew sends, in bytes (512 KiB); longer ones fail with
+    /// ``CurlewError/Kind/invalidURL``.
+    ///
+    /// libcurl 7.88 builds a request's head (request line and header fields) in at most 1 MiB
+    /// and reports a larger one as "out of memory"; this limit leaves half of that to the
+    /// header fields. Many servers accept far less (often 8 KiB).
+    public static let maximumURLLength = 512 << 10
 }

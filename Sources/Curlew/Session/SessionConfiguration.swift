@@ -5,12 +5,14 @@ import Logging
 /// Settings shared by every request of a ``Session``. Requests may override some of them
 /// through ``RequestOptions``.
 public struct SessionConfiguration: Sendable {
-    /// Connect, total and idle timeouts.
+    /// Connect, total and idle timeouts; each set limit must be positive (see ``Timeouts``).
     public var timeouts: Timeouts = .default
     /// How redirects are followed.
     public var redirectPolicy: RedirectPolicy = .default
     /// The largest body collected in memory (by `data()`, `decode`, …); past it the request
     /// fails with ``CurlewError/Kind/bodyTooLarge``. Streams and downloads are not limited.
+    /// Zero allows only empty bodies; a negative size fails every request with
+    /// ``CurlewError/Kind/invalidRequest``.
     public var maximumBodySize: Int = 128 << 20
     /// Limits on how much a compressed body may expand.
     public var decompressionLimit: DecompressionLimit = .default

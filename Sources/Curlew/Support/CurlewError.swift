@@ -11,14 +11,14 @@ import HTTPTypes
 /// catch let error as CurlewError where error.kind == .connectionRefused { … }
 /// ```
 ///
-/// Every error names the URL it concerns. Where one exists it also carries the libcurl code
-/// and message, the HTTP status and the response body.
+/// Every error names the URL it concerns, with any password in it redacted. Where one exists
+/// it also carries the libcurl code and message, the HTTP status and the response body.
 public struct CurlewError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as an extensible set of kinds.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Code: String, Sendable {
             case invalidURL, unsupportedScheme, invalidHeader, invalidRequest
-            case connectionRefused, hostNotFound, connectTimeout, totalTimeout, idleTimeout
+            case connectionRefused, hostNotFound, connectTimeout, totalTimeout, idleTimeout, tooSlow
             case connectionClosedMidBody, malformedResponse, bodyTooLarge, tooManyRedirects
             case redirectRejected, decompressionBomb, tlsFailure, transport
             case cancelled, taskCancelled, streamDropped, sessionShutdown
@@ -48,6 +48,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         public static let totalTimeout = Kind(code: .totalTimeout)
         /// No bytes moved for longer than the idle timeout.
         public static let idleTimeout = Kind(code: .idleTimeout)
+        /// The transfer stayed below ``Timeouts/minimumSpeed`` for the whole window.
+        public static let tooSlow = Kind(code: .tooSlow)
         /// The server closed the connection before the whole body arrived.
         public static let connectionClosedMidBody = Kind(code: .connectionClosedMidBody)
         /// The server's response could not be parsed as HTTP.
@@ -129,7 +131,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind { storage.kind }
     /// A human-readable explanation.
     public var message: String { storage.message }
-    /// The URL the error concerns, when known.
+    /// The URL the error concerns, when known, with any password in it replaced by `***`
+    /// (the user name stays), so that errors can be logged and shown safely.
     public var url: URL? { storage.url }
     /// The libcurl `CURLcode`, when libcurl reported the failure.
     public var curlCode: Int? { storage.curlCode }
@@ -152,7 +155,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         underlying: (any Error & Sendable)? = nil
     ) {
         storage = Storage(
-            kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
+            kind: kind, message: message, url: url.map(Redaction.url), curlCode: curlCode, curlMessage: curlMessage,
             responseHead: responseHead, responseBody: responseBody, underlying: underlying)
     }
 
