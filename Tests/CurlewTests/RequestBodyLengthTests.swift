@@ -9,8 +9,10 @@ import TestServer
 /// smuggling), and a shorter one fails at once instead of stalling until a timeout.
 @Suite("Request bodies are held to their declared length")
 struct RequestBodyLengthTests {
-    /// The bytes a body carries past its declared 10: a whole request, as a smuggler writes it.
-    static let smuggled = Array("GET /status/418 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    /// The bytes a body carries past its declared 10: a whole request, as a smuggler writes it,
+    /// to a path of its own so no other test's requests count.
+    static let smuggledPath = "/anything/smuggled-\(UUID().uuidString)"
+    static let smuggled = Array("GET \(smuggledPath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
     static let declared = Array("0123456789".utf8)
 
     private func expectUploadFailure(_ request: DataRequest, mentioning text: String) async {
@@ -29,13 +31,13 @@ struct RequestBodyLengthTests {
         let server = try await Fixtures.server()
         let session = Session()
         defer { Task { await session.shutdown() } }
-        let before = server.requestCount(path: "/status/418")
+        let before = server.requestCount(path: Self.smuggledPath)
         await expectUploadFailure(
             session.request(server.url("/post"), method: .post, body: body), mentioning: "longer than its declared 10")
         let next = try await session.request(server.url("/get?after=smuggling")).response
         #expect(next.status.code == 200)
         #expect(try Fixtures.echo(next.value).path == "/get")
-        #expect(server.requestCount(path: "/status/418") == before)
+        #expect(server.requestCount(path: Self.smuggledPath) == before)
     }
 
     @Test func oneShotStreamLongerThanDeclared() async throws {

@@ -56,7 +56,7 @@ public enum CodedBodyRoutes {
         case "gzip": return Compression.deflate(plain, format: .gzip)
         case "deflate": return Compression.deflate(plain, format: .zlib)
         case "raw-deflate": return Compression.deflate(plain, format: .raw)
-        case "br": return Compression.brotli(plain)
+        case "br": return Compression.brotli(plain, quality: 4)
         case "zstd": return Compression.zstd(plain)
         default: return nil
         }

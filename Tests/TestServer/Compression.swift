@@ -35,14 +35,17 @@ enum Compression {
     }
 
     /// Compresses `data` with brotli; `nil` if the encoder fails.
-    static func brotli(_ data: Data) -> Data? {
+    ///
+    /// The default quality (11) compresses about 1 MB/s: a large body would hold the event
+    /// loop for seconds, so bulk bodies pass a lower one.
+    static func brotli(_ data: Data, quality: Int32 = BROTLI_DEFAULT_QUALITY) -> Data? {
         var encodedSize = BrotliEncoderMaxCompressedSize(data.count)
         guard encodedSize > 0 else { return nil }
         var encoded = [UInt8](repeating: 0, count: encodedSize)
         let status = data.withUnsafeBytes { raw in
             encoded.withUnsafeMutableBufferPointer { out in
                 BrotliEncoderCompress(
-                    BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, raw.count,
+                    quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, raw.count,
                     raw.bindMemory(to: UInt8.self).baseAddress, &encodedSize, out.baseAddress)
             }
         }
