@@ -227,6 +227,12 @@ private final class WireConnectionHandler: ChannelInboundHandler {
         self.connection = connection
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        // A read asked for before the channel was active is dropped: ask again.
+        if connection.wantsMore { context.read() }
+        context.fireChannelActive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         connection.arrived(unwrapInboundIn(data).readableBytesView)
     }

@@ -63,6 +63,9 @@ final class TransferContext: @unchecked Sendable {
     private(set) var isWaitingOnConsumer = false
 
     static let maximumHeaderBytes = 256 << 10
+    /// The most a collected body reserves from `Content-Length` before its bytes arrive; a
+    /// longer body grows as it comes.
+    static let maximumUpfrontReservation = 1 << 20
 
     init(request: OutgoingRequest, mode: Transfer.Mode, settings: TransferSettings) {
         self.request = request
@@ -175,11 +178,21 @@ final class TransferContext: @unchecked Sendable {
             fail(.malformedResponse, "the response has no status line")
             return false
         }
+        if statusCode == 101 && request.headerFields[.upgrade] == nil {
+            // A protocol switch nobody asked for: what follows is not this request's response.
+            fail(.malformedResponse, "the server switched protocols (101) although the request asked for no upgrade")
+            return false
+        }
         if statusCode < 200 && statusCode != 101 {
             statusCode = 0
             fields.removeAll(keepingCapacity: true)
             notes = HeadNotes()
             return true
+        }
+        if notes.hasInvalidContentLength, !fields.contains(where: { $0.name == .transferEncoding }) {
+            // Without Transfer-Encoding, the length frames the body: a wrong one is unrecoverable.
+            fail(.malformedResponse, "the response's Content-Length is not one valid length")
+            return false
         }
         // Reserved first: `HTTPFields(fields)` grows its storage field by field.
         var headerFields = HTTPFields()
@@ -230,7 +243,8 @@ final class TransferContext: @unchecked Sendable {
                     fail(.bodyTooLarge, "the body of \(declaredLength) bytes exceeds the maximum of \(settings.maximumBodySize) bytes")
                     return false
                 }
-                body.reserveCapacity(declaredLength)
+                // A bounded reservation: the length is the server's claim, not bytes that arrived.
+                body.reserveCapacity(min(declaredLength, Self.maximumUpfrontReservation))
             }
         case .stream:
             break
@@ -514,9 +528,11 @@ private struct HeadNotes {
     private(set) var hasContentEncoding = false
     private var contentLengthCount = 0
     private var contentLengthValue: Int?
+    /// A `Content-Length` that is not a number, or repeats with another value (RFC 9112 §6.3).
+    private(set) var hasInvalidContentLength = false
 
-    /// The declared body length; nil when absent, repeated or not a number.
-    var contentLength: Int? { contentLengthCount == 1 ? contentLengthValue : nil }
+    /// The declared body length; nil when absent or invalid.
+    var contentLength: Int? { hasInvalidContentLength ? nil : contentLengthValue }
 
     mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer) {
         switch role {
@@ -524,7 +540,9 @@ private struct HeadNotes {
         case .contentEncoding: hasContentEncoding = true
         case .contentLength:
             contentLengthCount += 1
-            contentLengthValue = Self.decimal(value)
+            let parsed = Self.decimal(value)
+            if parsed == nil || (contentLengthCount > 1 && parsed != contentLengthValue) { hasInvalidContentLength = true }
+            contentLengthValue = parsed
         case .other: break
         }
     }
