@@ -6,8 +6,9 @@ set -euo pipefail
 packages=(libcurl4-openssl-dev libxml2-dev pkg-config zlib1g-dev libbrotli-dev libzstd-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # nginx and openssl for TLS and HTTP/2 tests, the curl CLI for the cURL-command and smoke
-    # tests (the test server's encoders use the same zlib, brotli and zstd packages).
-    packages+=(nginx-light openssl curl)
+    # tests (the test server's encoders use the same zlib, brotli and zstd packages), tinyproxy
+    # (HTTP proxy) and microsocks (SOCKS5) for the proxy tests.
+    packages+=(nginx-light openssl curl tinyproxy microsocks)
 fi
 
 missing=()

@@ -54,8 +54,13 @@ struct ErrorTests {
     }
 
     @Test func unresolvableHost() async throws {
-        let error = await failure(session.request("http://no-such-host.invalid/"))
+        // Directly: through an environment proxy the proxy resolves, and fails as itself.
+        var configuration = SessionConfiguration()
+        configuration.proxy = .none
+        let direct = Session(configuration: configuration)
+        let error = await failure(direct.request("http://no-such-host.invalid/"))
         #expect(error?.kind == .hostNotFound)
+        await direct.shutdown()
     }
 
     @Test func connectTimeout() async throws {

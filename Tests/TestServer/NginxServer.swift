@@ -225,7 +225,7 @@ public final class NginxServer: Sendable {
     }
 
     /// A port that was free on 127.0.0.1 a moment ago.
-    private static func freeLoopbackPort() throws -> Int {
+    static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestServerError("socket() failed: errno \(errno)") }
         defer { close(descriptor) }
@@ -247,7 +247,7 @@ public final class NginxServer: Sendable {
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    private static func canConnect(port: Int) -> Bool {
+    static func canConnect(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

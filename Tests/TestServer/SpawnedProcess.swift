@@ -41,6 +41,15 @@ public final class SpawnedProcess: Sendable {
         case exited(status: Int32)
     }
 
+    /// This process's environment without the proxy variables, so that the tools the tests run
+    /// (the curl CLI, openssl, nginx) talk to the local servers directly wherever a developer
+    /// or CI exported `http_proxy` and friends.
+    public static var environmentWithoutProxies: [String: String] {
+        ProcessInfo.processInfo.environment.filter { name, _ in
+            !["http_proxy", "https_proxy", "all_proxy", "no_proxy"].contains(name.lowercased())
+        }
+    }
+
     /// The child's process id.
     public let pid: pid_t
     private let state = Mutex(State.running(waiters: []))
@@ -48,7 +57,7 @@ public final class SpawnedProcess: Sendable {
     /// Starts `executable` (an absolute path) with `arguments` (not including argv[0]).
     public init(
         executable: String, arguments: [String],
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = SpawnedProcess.environmentWithoutProxies,
         directory: String? = nil,
         input: Redirection = .nullDevice, output: Redirection = .nullDevice, error: Redirection = .nullDevice
     ) throws {

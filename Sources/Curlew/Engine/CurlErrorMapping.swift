@@ -6,6 +6,10 @@ enum CurlErrorMapping {
     static func error(for code: CURLcode, message: String, context: TransferContext, metrics: TransferMetrics) -> CurlewError {
         let curlText = String(cString: curl_easy_strerror(code))
         let detail = message.isEmpty ? curlText : message
+        if let proxy = proxyInUse(context: context), let text = proxyFailureText(code, detail: detail, proxy: proxy) {
+            return CurlewError(
+                .proxyFailure, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
+        }
         let kind: CurlewError.Kind
         let text: String
         switch code {
@@ -105,5 +109,57 @@ enum CurlErrorMapping {
             return (.connectTimeout, "no connection within \(connect)")
         }
         return (.totalTimeout, "the transfer timed out: \(detail)")
+    }
+
+    // MARK: Proxies
+
+    /// The proxy the request went through, named for a message (without credentials); nil
+    /// when it went directly.
+    private static func proxyInUse(context: TransferContext) -> String? {
+        let proxy = context.settings.proxy
+        let host = (context.request.url.host ?? "").lowercased()
+        switch proxy.mode {
+        case .none:
+            return nil
+        case .environment:
+            let bypass = ProxyConfiguration.environmentBypassList().split(separator: ",").map(String.init)
+            if bypass.contains("*") || isLoopback(host) || bypass.contains(where: { matches(host, $0) }) { return nil }
+            return ProxyConfiguration.environmentProxy(for: context.request.url)
+        case .explicit(_, _, _, _, _, let bypassing):
+            if bypassing.contains("*") || bypassing.contains(where: { matches(host, $0) }) { return nil }
+            return proxy.displayURL
+        }
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+
+    /// curl's `no_proxy` rule for names: the host itself or a subdomain of the entry.
+    private static func matches(_ host: String, _ entry: String) -> Bool {
+        let name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry.lowercased()
+        return !name.isEmpty && (host == name || host.hasSuffix("." + name))
+    }
+
+    /// What went wrong at the proxy, or nil when the failure is the target's.
+    private static func proxyFailureText(_ code: CURLcode, detail: String, proxy: String) -> String? {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return "the proxy \(proxy) could not be resolved"
+        case CURLcode(rawValue: 97):
+            // CURLE_PROXY: a SOCKS handshake failed (refused credentials, unreachable target).
+            return "the proxy \(proxy) refused the request: \(detail)"
+        case CURLE_COULDNT_CONNECT, CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY:
+            if detail.contains("CONNECT") {
+                // An HTTP proxy answered the tunnel request with something other than 2xx.
+                if detail.contains("407") {
+                    return "the proxy \(proxy) requires credentials it was not given or did not accept (407)"
+                }
+                return "the proxy \(proxy) could not open a tunnel: \(detail)"
+            }
+            return code == CURLE_COULDNT_CONNECT ? "could not connect to the proxy \(proxy): \(detail)" : nil
+        default:
+            return nil
+        }
     }
 }

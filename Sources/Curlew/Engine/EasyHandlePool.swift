@@ -18,6 +18,10 @@ final class EasyHandlePool {
     /// one libcurl list, made once and shared by the requests that add none of their own.
     /// Freed by ``removeAll()``, after the last handle.
     private(set) var sessionHeaders: UnsafeMutablePointer<curl_slist>?
+    /// `no_proxy` and the loopback hosts, read once: what the environment proxy skips.
+    private let environmentBypass = ProxyConfiguration.environmentBypassList()
+    /// Handles whose proxy options a request overrode; the session's are set again on reuse.
+    private var proxyOverridden: Set<UnsafeMutableRawPointer> = []
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
         self.configuration = configuration
@@ -49,6 +53,7 @@ final class EasyHandlePool {
         if idle.count < maximumIdle {
             idle.append(handle)
         } else {
+            proxyOverridden.remove(handle)
             curl_easy_cleanup(handle)
         }
     }
@@ -78,6 +83,7 @@ final class EasyHandlePool {
         if configuration.automaticDecompression {
             try options.set(CURLOPT_ACCEPT_ENCODING, ContentDecoder.acceptEncoding)
         }
+        try applyProxy(configuration.proxy, options)
         let tls = configuration.tls
         try options.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer ? 1 : 0)
         try options.set(CURLOPT_SSL_VERIFYHOST, tls.verifyHost ? 2 : 0)
@@ -90,5 +96,51 @@ final class EasyHandlePool {
         }
         if let path = tls.clientCertificatePath { try options.set(CURLOPT_SSLCERT, path) }
         if let path = tls.clientKeyPath { try options.set(CURLOPT_SSLKEY, path) }
+    }
+
+    /// Sets a request's own proxy on `handle`, or the session's again where an earlier request
+    /// overrode it; nothing for the common case of neither.
+    func prepareProxy(_ override: ProxyConfiguration?, on handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
+        let options = EasyOptions(handle: handle, url: url)
+        if let override {
+            try applyProxy(override, options)
+            proxyOverridden.insert(handle)
+        } else if proxyOverridden.remove(handle) != nil {
+            try applyProxy(configuration.proxy, options)
+        }
+    }
+
+    /// Every proxy option, so none of another configuration survives on a reused handle.
+    private func applyProxy(_ proxy: ProxyConfiguration, _ options: EasyOptions) throws(CurlewError) {
+        let handle = options.handle
+        switch proxy.mode {
+        case .none:
+            // An empty proxy string makes libcurl ignore the environment's variables.
+            try options.set(CURLOPT_PROXY, "")
+            try options.check(curlew_easy_setopt_string(handle, CURLOPT_NOPROXY, nil), CURLOPT_NOPROXY)
+            try setProxyCredentials(nil, nil, options)
+        case .environment:
+            try options.check(curlew_easy_setopt_string(handle, CURLOPT_PROXY, nil), CURLOPT_PROXY)
+            try options.set(CURLOPT_NOPROXY, environmentBypass)
+            try setProxyCredentials(nil, nil, options)
+        case .explicit(_, _, _, let username, let password, let bypassing):
+            try options.set(CURLOPT_PROXY, proxy.displayURL ?? "")
+            if bypassing.isEmpty {
+                try options.check(curlew_easy_setopt_string(handle, CURLOPT_NOPROXY, nil), CURLOPT_NOPROXY)
+            } else {
+                try options.set(CURLOPT_NOPROXY, bypassing.joined(separator: ","))
+            }
+            try setProxyCredentials(username, password, options)
+        }
+    }
+
+    private func setProxyCredentials(_ username: String?, _ password: String?, _ options: EasyOptions) throws(CurlewError) {
+        for (option, value) in [(CURLOPT_PROXYUSERNAME, username), (CURLOPT_PROXYPASSWORD, password)] {
+            if let value {
+                try options.set(option, value)
+            } else {
+                try options.check(curlew_easy_setopt_string(options.handle, option, nil), option)
+            }
+        }
     }
 }

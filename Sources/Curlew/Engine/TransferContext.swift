@@ -189,6 +189,11 @@ final class TransferContext: @unchecked Sendable {
             notes = HeadNotes()
             return true
         }
+        if statusCode == 407, settings.proxy.mode != .none {
+            // Only a proxy answers 407: the request never reached its server.
+            fail(.proxyFailure, "the proxy (\(settings.proxy)) requires credentials it was not given or did not accept (407)")
+            return false
+        }
         if notes.hasInvalidContentLength, !fields.contains(where: { $0.name == .transferEncoding }) {
             // Without Transfer-Encoding, the length frames the body: a wrong one is unrecoverable.
             fail(.malformedResponse, "the response's Content-Length is not one valid length")

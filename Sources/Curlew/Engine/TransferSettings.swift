@@ -10,6 +10,9 @@ struct TransferSettings: Sendable {
     var automaticDecompression: Bool
     var httpVersion: HTTPVersionPreference
     var tls: TLSConfiguration
+    /// The proxy in effect, and the request's own when it overrides the session's.
+    var proxy: ProxyConfiguration
+    var proxyOverride: ProxyConfiguration?
     var userAgent: String
     var defaultHeaders: HTTPFields
     var progressInterval: Duration
@@ -27,6 +30,8 @@ struct TransferSettings: Sendable {
         automaticDecompression = configuration.automaticDecompression
         httpVersion = options.httpVersion ?? configuration.httpVersion
         tls = configuration.tls
+        proxyOverride = options.proxy
+        proxy = options.proxy ?? configuration.proxy
         userAgent = configuration.userAgent
         defaultHeaders = configuration.defaultHeaders
         progressInterval = configuration.progressInterval
@@ -50,6 +55,7 @@ extension TransferSettings {
                 "the minimum speed must be positive bytes per second over a positive window, not \(speed.bytesPerSecond) over \(speed.window)",
                 url: url)
         }
+        try proxy.validate(url: url)
         if maximumBodySize < 0 {
             throw CurlewError(
                 .invalidRequest, "maximumBodySize must be zero or positive, not \(maximumBodySize)", url: url)

@@ -6,6 +6,21 @@ import HTTPTypes
 /// Secrets are not repeated: a password in the URL and the credentials of `Authorization`,
 /// `Proxy-Authorization` and `Cookie` are replaced by `***` (see ``Redaction``).
 enum CURLCommand {
+    /// The proxy as curl's options: `-x` and `-U` with the password shown as `***`.
+    private static func proxyArguments(_ proxy: ProxyConfiguration) -> [String] {
+        switch proxy.mode {
+        case .none:
+            return ["--noproxy", quote("*")]
+        case .environment:
+            return ["--noproxy", quote(ProxyConfiguration.environmentBypassList())]
+        case .explicit(_, _, _, let username, let password, let bypassing):
+            var arguments = ["-x", quote(proxy.displayURL ?? "")]
+            if let username { arguments += ["-U", quote(username + (password == nil ? "" : ":" + Redaction.placeholder))] }
+            if !bypassing.isEmpty { arguments += ["--noproxy", quote(bypassing.joined(separator: ","))] }
+            return arguments
+        }
+    }
+
     static func describe(_ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration) -> String {
         guard case .success(let request) = build else {
             if case .failure(let error) = build { return "# invalid request: \(error)" }  // Redacted by CurlewError.
@@ -20,6 +35,7 @@ enum CURLCommand {
         if configuration.automaticDecompression { parts.append("--compressed") }
         if !configuration.tls.verifyPeer || !configuration.tls.verifyHost { parts.append("--insecure") }
         if let ca = configuration.tls.caCertificatePath { parts += ["--cacert", quote(ca)] }
+        parts += proxyArguments(request.options.proxy ?? configuration.proxy)
         let fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
         for field in fields {

@@ -73,6 +73,8 @@ public struct RequestOptions: Sendable {
     public var maximumBodySize: Int?
     /// The HTTP version to ask for.
     public var httpVersion: HTTPVersionPreference?
+    /// The proxy for this request instead of the session's.
+    public var proxy: ProxyConfiguration?
 
     /// Creates options that override nothing.
     public init() {}

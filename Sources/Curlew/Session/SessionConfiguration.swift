@@ -28,6 +28,10 @@ public struct SessionConfiguration: Sendable {
     public var httpVersion: HTTPVersionPreference = .http2OverTLS
     /// TLS verification, trust and pinning.
     public var tls: TLSConfiguration = .default
+    /// Whether requests go through a proxy. The default, ``ProxyConfiguration/environment``,
+    /// uses the proxy the environment names, as curl does, but never for loopback hosts; set
+    /// ``ProxyConfiguration/none`` to ignore the environment.
+    public var proxy: ProxyConfiguration = .environment
     /// Headers added to every request that does not set them itself.
     public var defaultHeaders: HTTPFields = [:]
     /// The `User-Agent` sent unless a request sets its own.

@@ -24,7 +24,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case cancelled, taskCancelled, streamDropped, sessionShutdown
             case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
-            case retryLimitExceeded, authenticationFailed
+            case retryLimitExceeded, authenticationFailed, proxyFailure
         }
         fileprivate let code: Code
 
@@ -96,6 +96,9 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         public static let retryLimitExceeded = Kind(code: .retryLimitExceeded)
         /// Authentication (for example an OAuth2 refresh) failed.
         public static let authenticationFailed = Kind(code: .authenticationFailed)
+        /// The proxy could not be reached, refused the request, or asked for credentials it was
+        /// not given; the message names the proxy, never its password.
+        public static let proxyFailure = Kind(code: .proxyFailure)
     }
 
     /// The fields, in one shared box: errors travel inside `Result`s and optionals through the

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Whether and how requests go through a proxy: per session (``SessionConfiguration/proxy``),
+/// with a per-request override (``RequestOptions/proxy``).
+///
+/// The default is ``environment``: the proxy variables curl reads (`http_proxy`,
+/// `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY`, `no_proxy`/`NO_PROXY`, with curl's
+/// rules — `HTTP_PROXY` in upper case is ignored, as a CGI program could be made to set it),
+/// except that requests to `localhost`, `127.0.0.0/8` and `::1` never go through an
+/// environment proxy. ``none`` ignores the environment.
+///
+/// ```swift
+/// var configuration = SessionConfiguration()
+/// configuration.proxy = .explicit(.socks5h, host: "127.0.0.1", port: 1080,
+///                                 username: "me", password: secret, bypassing: ["internal.example"])
+/// ```
+///
+/// Proxy credentials never appear in errors, logs or `cURLDescription()`.
+public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// The protocol spoken to an explicit proxy.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// An HTTP proxy: absolute-form requests for http URLs, `CONNECT` tunnels for https.
+        case http
+        /// An HTTP proxy reached over TLS (verified with the system's trust store).
+        case https
+        /// SOCKS4; the client resolves host names.
+        case socks4
+        /// SOCKS4a; the proxy resolves host names.
+        case socks4a
+        /// SOCKS5; the client resolves host names.
+        case socks5
+        /// SOCKS5; the proxy resolves host names.
+        case socks5h
+    }
+
+    enum Mode: Sendable, Hashable {
+        case none
+        case environment
+        case explicit(kind: Kind, host: String, port: Int, username: String?, password: String?, bypassing: [String])
+    }
+
+    let mode: Mode
+
+    /// Never a proxy, whatever the environment says.
+    public static let none = ProxyConfiguration(mode: .none)
+
+    /// The proxy the environment names, as curl reads it; never for loopback hosts.
+    public static let environment = ProxyConfiguration(mode: .environment)
+
+    /// An explicit proxy. `bypassing` lists hosts reached directly: names (matching their
+    /// subdomains too), IP addresses, or CIDR ranges such as `10.0.0.0/8`; `*` bypasses all.
+    public static func explicit(
+        _ kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil,
+        bypassing: [String] = []
+    ) -> ProxyConfiguration {
+        ProxyConfiguration(
+            mode: .explicit(
+                kind: kind, host: host, port: port, username: username, password: password, bypassing: bypassing))
+    }
+
+    /// The hosts no environment proxy is used for, beside those of `no_proxy`.
+    static let loopbackHosts = ["localhost", "127.0.0.0/8", "::1"]
+
+    /// The proxy's URL without credentials, for messages; nil unless explicit.
+    var displayURL: String? {
+        guard case .explicit(let kind, let host, let port, _, _, _) = mode else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(kind.rawValue)://\(bracketed):\(port)"
+    }
+
+    /// Checks what libcurl would otherwise reject with a vaguer message.
+    func validate(url: URL?) throws(CurlewError) {
+        guard case .explicit(_, let host, let port, let username, let password, let bypassing) = mode else { return }
+        guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "@") }) else {
+            throw CurlewError(.invalidRequest, "the proxy host '\(host.prefix(80))' is not a host name or address", url: url)
+        }
+        guard (1...65535).contains(port) else {
+            throw CurlewError(.invalidRequest, "the proxy port \(port) is not between 1 and 65535", url: url)
+        }
+        for value in [username, password].compactMap({ $0 }) + bypassing where value.utf8.contains(where: { $0 < 0x20 }) {
+            throw CurlewError(.invalidRequest, "a proxy setting contains a control character", url: url)
+        }
+    }
+
+    /// The environment proxy curl would use for `url`, without credentials, for messages.
+    static func environmentProxy(for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String?
+    {
+        let names =
+            url.scheme?.lowercased() == "https"
+            ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
+        for name in names {
+            if let value = environment[name], !value.isEmpty { return "\(Redaction.string(value)) (from \(name))" }
+        }
+        return nil
+    }
+
+    /// `no_proxy` (or `NO_PROXY`) from the environment, plus the loopback hosts.
+    static func environmentBypassList(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let own = (environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if own.contains("*") { return "*" }
+        return (own + loopbackHosts).joined(separator: ",")
+    }
+
+    public var description: String {
+        switch mode {
+        case .none: return "no proxy"
+        case .environment: return "the environment's proxy"
+        case .explicit: return displayURL ?? "a proxy"
+        }
+    }
+}
