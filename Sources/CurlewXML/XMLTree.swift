@@ -35,7 +35,7 @@ public final class XMLTree: @unchecked Sendable {
     /// The root element's node, validated at parse time.
     private let rootPointer: xmlNodePtr
     /// Serializes XPath evaluation and serialization on this document.
-    let libxml2Lock = Mutex<Void>(())
+    let libxml2Lock = CurlewMutex<Void>(())
 
     /// Parses a document from bytes.
     ///
