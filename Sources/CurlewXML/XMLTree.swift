@@ -1,4 +1,5 @@
 import CLibXML2
+import Curlew
 import Foundation
 import Synchronization
 
