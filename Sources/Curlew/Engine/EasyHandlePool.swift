@@ -105,7 +105,7 @@ final class EasyHandlePool {
         if let override {
             try applyProxy(override, options)
             proxyOverridden.insert(handle)
-        } else if proxyOverridden.remove(handle) != nil {
+        } else if !proxyOverridden.isEmpty, proxyOverridden.remove(handle) != nil {
             try applyProxy(configuration.proxy, options)
         }
     }
