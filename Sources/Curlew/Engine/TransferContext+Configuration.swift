@@ -162,16 +162,15 @@ extension TransferContext {
         if let jar = settings.cookieJar,
             let stored = jar.cookieHeader(for: request.url, siteForCookies: firstURL, method: request.method)
         {
-            // The request's own cookies first, then the jar's, in one field (RFC 6265 §5.4).
-            let own = fields[values: .cookie]
-            fields[.cookie] = (own + [stored]).joined(separator: "; ")
+            // The request's own cookies first, then the jar's (RFC 6265 §5.4).
+            fields.append(HTTPField(name: .cookie, value: stored))
         }
         if request.body != nil {
             // No `Expect: 100-continue` round trip, and no form Content-Type unless asked for.
             if fields[.expect] == nil { append("Expect:") }
             if fields[.contentType] == nil { append("Content-Type:") }
         }
-        for field in fields { append(Self.curlHeaderLine(field)) }
+        for line in Self.curlHeaderLines(fields) { append(line) }
         // Also when nil: the handle may still point at a list of an earlier request.
         try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
     }
@@ -186,6 +185,25 @@ extension TransferContext {
         if fields[.userAgent] == nil { fields[.userAgent] = userAgent }
         for field in defaults where fields[field.name] == nil { fields.append(field) }
         return fields
+    }
+
+    /// `fields` as `CURLOPT_HTTPHEADER` lines, with every cookie in one `Cookie` line joined by
+    /// `; ` (RFC 6265 §5.4): `HTTPFields` splits a `Cookie` value into one field per cookie,
+    /// and as separate lines they would reach the server as several fields, which HTTP/1.1
+    /// servers join with a comma into one wrong cookie.
+    static func curlHeaderLines(_ fields: HTTPFields) -> [String] {
+        var lines: [String] = []
+        lines.reserveCapacity(fields.count)
+        var cookies: [String] = []
+        for field in fields {
+            if field.name == .cookie {
+                cookies.append(field.value)
+            } else {
+                lines.append(curlHeaderLine(field))
+            }
+        }
+        if !cookies.isEmpty { lines.append(curlHeaderLine(HTTPField(name: .cookie, value: cookies.joined(separator: "; ")))) }
+        return lines
     }
 
     /// A field in `CURLOPT_HTTPHEADER`'s syntax, where an empty value is written "Name;"

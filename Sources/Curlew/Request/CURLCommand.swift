@@ -38,12 +38,15 @@ enum CURLCommand {
         parts += proxyArguments(request.options.proxy ?? configuration.proxy)
         let fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
+        var shown = HTTPFields()
         for field in fields {
             // Credentials are not repeated: the scheme stays, its token becomes `***`.
-            let shown = Redaction.credentialHeaders.contains(field.name)
-                ? HTTPField(name: field.name, value: Redaction.headerValue(field)) : field
-            parts += ["-H", quote(TransferContext.curlHeaderLine(shown))]
+            shown.append(
+                Redaction.credentialHeaders.contains(field.name)
+                    ? HTTPField(name: field.name, value: Redaction.headerValue(field)) : field)
         }
+        // The lines as libcurl gets them: all cookies in one `Cookie` line.
+        for line in TransferContext.curlHeaderLines(shown) { parts += ["-H", quote(line)] }
         if let body = request.body {
             switch body.storage {
             case .data(let data):
