@@ -103,15 +103,16 @@ struct InterceptorCompositionTests {
 
     @Test func retryWithAnAttemptNumberMakesAContextWithoutTiming() async throws {
         let contexts = Recorder<RetryContext>()
+        let delaying = Interceptor.retrier { _, _, _, context in
+            contexts.append(context)
+            return .retryWithDelay(.milliseconds(context.attempt))
+        }
         let combined = Interceptor(retriers: [
             Interceptor.retrier { _, _, _, context in
                 contexts.append(context)
                 return .doNotRetry
             },
-            Interceptor.retrier { _, _, _, context in
-                contexts.append(context)
-                return .retryWithDelay(.milliseconds(context.attempt))
-            },
+            delaying,
         ])
         let error = CurlewError(.idleTimeout, "quiet")
         let decision = await combined.retry(sampleRequest(), for: Fixtures.session, dueTo: error, attempt: 4)
@@ -123,8 +124,9 @@ struct InterceptorCompositionTests {
         #expect(contexts.all.map(\.attempt) == [4, 4])
         #expect(contexts.all.allSatisfy { $0.firstAttemptStart == $0.attemptStart }, "no timing: both starts are now")
 
-        // A closure retrier called through the attempt-only requirement gets the same context.
-        let single: any RequestRetrier = combined.retriers[1]
+        // The closure retrier itself, called through the attempt-only requirement, makes the same context.
+        let single: any RequestRetrier = try #require(delaying.retriers.first)
+        #expect(!(single is Interceptor))
         guard case .retryWithDelay(let other) = await single.retry(sampleRequest(), for: Fixtures.session, dueTo: error, attempt: 9)
         else {
             Issue.record("expected a delay")
@@ -132,6 +134,7 @@ struct InterceptorCompositionTests {
         }
         #expect(other == .milliseconds(9))
         #expect(contexts.all.last.map { $0.firstAttemptStart == $0.attemptStart } == true)
+        #expect(contexts.all.last?.attempt == 9)
 
         let undecided = Interceptor(retriers: [combined.retriers[0]])
         guard case .doNotRetry = await undecided.retry(sampleRequest(), for: Fixtures.session, dueTo: error, attempt: 1) else {
