@@ -8,6 +8,8 @@
 # measure resident memory and add no coverage of their own that matters here. The profile data
 # the run writes (codecov/*.profraw) is merged with `llvm-profdata` and read with `llvm-cov report`.
 # --no-run reports the profile data of the previous run without building or running.
+# Instrumented code is slower: tests with timing bounds may fail here and pass in the normal
+# build. The coverage of such a run is still reported, with a warning and a failing status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
