@@ -180,31 +180,59 @@ struct InterceptorPipelineTests {
         #expect(seen.all == [1, 2])
     }
 
+    /// Reports each retry delay as it begins (`willRetry` is called just before the wait), and
+    /// the end of each request, so that waiting for a delay cannot hang when none comes.
+    struct RetryDelaySignal: EventMonitor {
+        let events: AsyncStream<String>
+        private let continuation: AsyncStream<String>.Continuation
+
+        init() { (events, continuation) = AsyncStream.makeStream() }
+
+        func request(_ id: RequestID, willRetry request: OutgoingRequest, after error: CurlewError, attempt: Int, delay: Duration) {
+            continuation.yield("delay \(delay)")
+        }
+
+        func request(
+            _ id: RequestID, didFinish request: OutgoingRequest?, with result: Result<TransferCompletion, CurlewError>,
+            attempts: Int
+        ) {
+            continuation.yield("finished")
+        }
+    }
+
     @Test func cancellingDuringARetryDelayEndsAtOnce() async throws {
         let server = try await Fixtures.server()
-        let session = Session(interceptors: [
-            ScriptedRetrier(name: "slow", calls: Recorder()) { _, _ in .retryWithDelay(.seconds(30)) }
-        ])
+        let signal = RetryDelaySignal()
+        var configuration = SessionConfiguration()
+        configuration.eventMonitors = [signal]
+        let session = Session(
+            configuration: configuration,
+            interceptors: [ScriptedRetrier(name: "slow", calls: Recorder()) { _, _ in .retryWithDelay(.seconds(30)) }])
         defer { Task { await session.shutdown() } }
-        let request = session.request(server.url("/status/503")).validate()
-        let started = ContinuousClock.now
-        Task {
-            try? await Task.sleep(for: .milliseconds(200))
-            request.cancel()
-        }
-        do {
-            _ = try await request.data()
-            Issue.record("expected cancellation")
-        } catch {
-            #expect(error.kind == .cancelled)
-        }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        var events = signal.events.makeAsyncIterator()
 
+        // cancel() during the wait.
+        let request = session.request(server.url("/status/503")).validate()
+        let waiting = Task { try await request.data() }
+        let first = await events.next()
+        #expect(first == "delay 30.0 seconds", "the retry delay began")
+        let cancelled = ContinuousClock.now
+        request.cancel()
+        let error = await #expect(throws: CurlewError.self) { _ = try await waiting.value }
+        #expect(error?.kind == .cancelled)
+        // A bound that states "no hang": far below the 30-second delay, far above any scheduling.
+        #expect(ContinuousClock.now - cancelled < .seconds(10))
+        let ended = await events.next()
+        #expect(ended == "finished")
+
+        // Task cancellation during the wait.
         let task = Task { try await session.request(server.url("/status/503")).validate().data() }
-        try await Task.sleep(for: .milliseconds(200))
+        let second = await events.next()
+        #expect(second == "delay 30.0 seconds", "the second request's retry delay began")
+        let taskCancelled = ContinuousClock.now
         task.cancel()
-        let outcome = await task.result
-        #expect((try? outcome.get()) == nil)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        let taskError = await #expect(throws: CurlewError.self) { _ = try await task.value }
+        #expect(taskError?.kind == .taskCancelled)
+        #expect(ContinuousClock.now - taskCancelled < .seconds(10))
     }
 }

@@ -136,13 +136,35 @@ struct RequestBasicsTests {
     }
 
     @Test func requestIsLazy() async throws {
+        // Laziness is an absence, which no finite wait proves; instead of a fixed sleep, this
+        // looks where an eager start would show. Its event monitor must have seen nothing but
+        // `requestCreated` (a started pipeline reports `adapted` and `started`), both at once and
+        // after a complete round trip of a later request through the same session to the same
+        // server. An eager start, made in the initializer or in a task spawned there, would have
+        // been under way before that later request was even created, so its hooks or its
+        // arrival at the server would show in the checks below. What they cannot exclude is a
+        // start deliberately delayed past that round trip.
         let server = try await Fixtures.server()
+        let monitor = RecordingMonitor()
+        var configuration = SessionConfiguration()
+        configuration.eventMonitors = [monitor]
+        let own = Session(configuration: configuration)
+        defer { Task { await own.shutdown() } }
         let path = "/anything/lazy-\(UUID().uuidString)"
-        let request = session.request(server.url(path))
-        try await Task.sleep(for: .milliseconds(200))
+        let request = own.request(server.url(path))
+        #expect(monitor.lines.all == ["created \(path)"])
+
+        _ = try await own.request(server.url(path + "/later")).data()
+        #expect(server.requestCount(path: path + "/later") == 1)
         #expect(server.requestCount(path: path) == 0)
+        #expect(
+            monitor.lines.all == [
+                "created \(path)", "created \(path)/later", "adapted 1", "started 1", "head 200", "metrics 1 true",
+                "finished 200 after 1", "serialized Data true",
+            ], "only the later request ran")
+
         _ = try await request.data()
-        #expect(server.requestCount(path: path) == 1)
+        #expect(server.requestCount(path: path) == 1, "reading the response starts the request")
     }
 
     @Test func metricsAndConnectionReuse() async throws {

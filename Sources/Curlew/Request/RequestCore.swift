@@ -259,8 +259,7 @@ final class RequestCore: Sendable {
                 try register(transfer)
                 var outcome = try await outcome(of: transfer, request: request, attempt: attempt)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
-                if !chain.isEmpty { outcome = try await chain.intercept(outcome, for: session, attempts: attempt) }
-                try validate(outcome, with: validations)
+                outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)
                 monitor.map {
                     $0.monitor.request($0.id, didFinish: request, with: .success(TransferCompletion(outcome)), attempts: attempt)
                 }
@@ -273,6 +272,23 @@ final class RequestCore: Sendable {
                     return .failure(final)
                 }
             }
+        }
+    }
+
+    /// Passes an outcome through the response interceptors and the validations. A rejected
+    /// download is a failed one: its file is removed, so nothing stays at the destination and a
+    /// retry can write there again.
+    private func accepted(
+        _ outcome: TransferOutcome, chain: InterceptorChain, attempt: Int, validations: [ResponseValidation]
+    ) async throws(CurlewError) -> TransferOutcome {
+        do throws(CurlewError) {
+            var outcome = outcome
+            if !chain.isEmpty { outcome = try await chain.intercept(outcome, for: session, attempts: attempt) }
+            try validate(outcome, with: validations)
+            return outcome
+        } catch {
+            if let file = outcome.fileURL { try? FileManager.default.removeItem(at: file) }
+            throw error
         }
     }
 
