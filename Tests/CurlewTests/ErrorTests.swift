@@ -8,15 +8,6 @@ import TestServer
 struct ErrorTests {
     let session = Fixtures.session
 
-    private func failure(_ request: DataRequest) async -> CurlewError? {
-        do {
-            _ = try await request.data()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test func invalidURL() async throws {
         let error = await failure(session.request("ht tp://exa mple"))
         #expect(error?.kind == .invalidURL)
@@ -46,7 +37,7 @@ struct ErrorTests {
     }
 
     @Test func connectionRefused() async throws {
-        let port = try closedPort()
+        let port = try closedLoopbackPort()
         let error = await failure(session.request("http://127.0.0.1:\(port)/"))
         #expect(error?.kind == .connectionRefused)
         #expect(error?.curlCode == 7)
@@ -199,10 +190,4 @@ struct ErrorTests {
         }
     }
 
-    private func closedPort() throws -> Int {
-        // Bind a socket to get a free port, then close it: nothing listens there afterwards.
-        let listener = try TestServer.makeUnacceptingListener()
-        listener.close()
-        return listener.port
-    }
 }

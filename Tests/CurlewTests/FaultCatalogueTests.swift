@@ -12,15 +12,6 @@ import TestServer
 struct FaultCatalogueTests {
     let session = Fixtures.session
 
-    private func failure(_ request: DataRequest) async -> CurlewError? {
-        do {
-            _ = try await request.data()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test func closeWithoutAResponseIsMalformed() async throws {
         let server = try await Fixtures.server()
         let error = await failure(session.request(server.url("/fault/close-without-response")))

@@ -20,6 +20,16 @@ enum Fixtures {
     static func residentBytes() throws -> Int { try ResidentMemory.bytes() }
 }
 
+/// The error `request` fails with, or nil when it succeeds.
+func failure(_ request: DataRequest) async -> CurlewError? {
+    do {
+        _ = try await request.data()
+        return nil
+    } catch {
+        return error
+    }
+}
+
 /// The test server's echo body.
 struct Echo: Decodable, Sendable {
     let method: String

@@ -63,9 +63,7 @@ struct ScriptedRetrier: RequestInterceptor {
     }
 }
 
-/// A port where nothing listens.
+/// A port that refuses connections for the rest of the run (see ``RefusingPort``).
 func closedLoopbackPort() throws -> Int {
-    let listener = try TestServer.makeUnacceptingListener()
-    listener.close()
-    return listener.port
+    try RefusingPort.make()
 }

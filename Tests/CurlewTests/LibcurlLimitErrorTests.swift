@@ -5,15 +5,6 @@ import TestServer
 
 @Suite("libcurl's own limits give clear errors, not \"out of memory\"")
 struct LibcurlLimitErrorTests {
-    private func failure(_ request: DataRequest) async -> CurlewError? {
-        do {
-            _ = try await request.data()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     /// A URL on the test server of exactly `length` bytes.
     private func url(on server: TestServer, length: Int) -> URL {
         let base = server.url("/anything/\(UUID().uuidString)/").absoluteString

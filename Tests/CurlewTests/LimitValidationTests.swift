@@ -9,15 +9,6 @@ struct LimitValidationTests {
         case connect, total, idle
     }
 
-    private func failure(_ request: DataRequest) async -> CurlewError? {
-        do {
-            _ = try await request.data()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test(arguments: Field.allCases, [Duration.zero, .milliseconds(-1), .seconds(-30)])
     func aNonPositiveRequestTimeoutIsInvalid(_ field: Field, _ value: Duration) async throws {
         let server = try await Fixtures.server()

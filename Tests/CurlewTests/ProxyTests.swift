@@ -107,10 +107,9 @@ struct ProxyTests {
 
     @Test func anUnreachableProxyIsNamedNotTheTarget() async throws {
         let server = try await Fixtures.server()
-        let closed = try TestServer.makeUnacceptingListener()
-        closed.close()
-        let session = session(.explicit(.http, host: "127.0.0.1", port: closed.port, username: "u", password: Self.password))
-        await expectProxyFailure(session.request(server.url("/get")), naming: "http://127.0.0.1:\(closed.port)")
+        let closed = try closedLoopbackPort()
+        let session = session(.explicit(.http, host: "127.0.0.1", port: closed, username: "u", password: Self.password))
+        await expectProxyFailure(session.request(server.url("/get")), naming: "http://127.0.0.1:\(closed)")
         await session.shutdown()
     }
 
