@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the parallel test phase (everything but the Memory tests) RUNS times and counts crashes:
+# Runs the parallel test phase (everything but the Memory and Timing tests) RUNS times and counts crashes:
 # runs that ended by a signal (status >= 128) or whose output reports one. Does not build.
 #
 #   scripts/parallel-runs.sh [RUNS] [--load] [--binary PATH]

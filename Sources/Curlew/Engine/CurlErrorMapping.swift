@@ -114,8 +114,8 @@ enum CurlErrorMapping {
     // MARK: Proxies
 
     /// The proxy the request went through, named for a message (without credentials); nil
-    /// when it went directly.
-    private static func proxyInUse(context: TransferContext) -> String? {
+    /// when it went directly. Reads the environment: for failure paths only.
+    static func proxyInUse(context: TransferContext) -> String? {
         let proxy = context.settings.proxy
         let host = (context.request.url.host ?? "").lowercased()
         switch proxy.mode {

@@ -189,9 +189,9 @@ final class TransferContext: @unchecked Sendable {
             notes = HeadNotes()
             return true
         }
-        if statusCode == 407, settings.proxy.mode != .none {
+        if statusCode == 407, let proxy = CurlErrorMapping.proxyInUse(context: self) {
             // Only a proxy answers 407: the request never reached its server.
-            fail(.proxyFailure, "the proxy (\(settings.proxy)) requires credentials it was not given or did not accept (407)")
+            fail(.proxyFailure, "the proxy \(proxy) requires credentials it was not given or did not accept (407)")
             return false
         }
         if notes.hasInvalidContentLength, !fields.contains(where: { $0.name == .transferEncoding }) {
