@@ -85,7 +85,7 @@ extension TransferContext {
         try options.set(CURLOPT_HTTPGET, 1)
         try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
         guard let body = request.body else {
-            if let stated = request.headerFields[.contentLength], stated != "0" {
+            if !request.headerFields.isEmpty, let stated = request.headerFields[.contentLength], stated != "0" {
                 throw CurlewError(
                     .invalidRequest, "the Content-Length header says '\(stated)' but the request has no body",
                     url: request.url)
