@@ -75,6 +75,8 @@ fi
 
 # Swift's runtime keeps caches that LeakSanitizer would report at exit: leaks are not checked.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Swift's own crash backtracer would race AddressSanitizer's report.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 if [ "$1" = "--run" ]; then
     shift
