@@ -12,6 +12,7 @@
 # The seed corpus Fuzz/Corpus/TARGET/ is read only; what the fuzzer finds goes to
 # Fuzz/.corpus/TARGET/ and crash inputs to Fuzz/artifacts/TARGET/ (both git-ignored).
 set -euo pipefail
+caller=$PWD
 cd "$(dirname "$0")/../Fuzz"
 
 targets() {
@@ -80,7 +81,11 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 if [ "$1" = "--run" ]; then
     shift
-    exec nice -n 10 "$binary" "$@"
+    files=()
+    for file in "$@"; do
+        case "$file" in /* | -*) files+=("$file") ;; *) files+=("$caller/$file") ;; esac
+    done
+    exec nice -n 10 "$binary" "${files[@]}"
 fi
 
 seconds=$1
