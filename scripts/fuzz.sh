@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../Fuzz"
 targets() {
     for dir in Sources/*/; do
         name=$(basename "$dir")
-        case "$name" in FuzzSupport | CFuzzCompression) ;; *) echo "$name" ;; esac
+        case "$name" in FuzzSupport | CFuzzSupport) ;; *) echo "$name" ;; esac
     done
 }
 
