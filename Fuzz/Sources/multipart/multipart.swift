@@ -15,8 +15,8 @@
 //   parts added, in order, each with the expected Content-Disposition (`"` escaped as %22)
 //   and Content-Type lines and its content byte for byte. With the random boundary the
 //   delimiter never occurs inside a part. A fuzz-chosen boundary that occurs in a part's
-//   content cannot parse back; such forms are counted, not failed (Curlew does not check
-//   content against a caller's boundary: see Fuzz/README.md).
+//   content cannot parse back; such forms skip the parse-back instead of failing (Curlew
+//   does not check content against a caller's boundary: see Fuzz/README.md).
 @testable import Curlew
 import Foundation
 import FuzzSupport
