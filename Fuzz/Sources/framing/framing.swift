@@ -80,7 +80,7 @@ func frame(_ chunks: [Data], mode: Mode, maximum: Int) -> Outcome {
             while let record = try framer.nextRecord() { records.append(Array(record)) }
         }
         while let record = try framer.nextRecord() { records.append(Array(record)) }
-        if let last = framer.finish() { records.append(Array(last)) }
+        if let last = try framer.finishCheckingLength() { records.append(Array(last)) }
         check(framer.finish() == nil, "finish() returned a record twice")
     } catch {
         check(error.kind == .bodyTooLarge, "unexpected error \(error)")
