@@ -12,7 +12,9 @@
 // - Every record is an element with the requested local name (and namespace).
 // - Differential: when the stream succeeds and XMLTree parses the whole document too, the
 //   records are exactly the outermost matching elements of the tree, with the same names,
-//   namespaces, attributes (values byte for byte, `&` included), text and child elements.
+//   namespaces, attributes (values byte for byte, `&` included), text and child elements
+//   (records holding a prefix that no declaration binds are left out of this comparison:
+//   see the README).
 @testable import CurlewXML
 import Foundation
 import FuzzSupport
@@ -61,6 +63,17 @@ func parse(_ document: [UInt8], cuts: [Range<Int>], localName: String, namespace
     return (records, nil)
 }
 
+/// Whether an element or attribute of the subtree has a prefix no namespace declaration
+/// binds (libxml2 reports it and goes on): the tree keeps such a name whole (`p:k`), the
+/// record parser gets it from SAX2 split and without a namespace (`k`). See the README.
+func hasUndeclaredPrefix(_ element: XMLTreeElement) -> Bool {
+    if element.namespaceURI == nil && element.name.contains(":") { return true }
+    if element.attributes.contains(where: { $0.namespaceURI == nil && ($0.name.contains(":") || $0.localName.contains(":")) }) {
+        return true
+    }
+    return element.childElements.contains(where: hasUndeclaredPrefix)
+}
+
 func outermost(_ element: XMLTreeElement, localName: String, namespace: String?, into found: inout [XMLTreeElement]) {
     if element.localName == localName, namespace == nil || element.namespaceURI == namespace {
         found.append(element)
@@ -99,7 +112,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var expected: [XMLTreeElement] = []
     outermost(tree.root, localName: localName, namespace: namespace, into: &expected)
     check(expected.count == first.records.count, "\(first.records.count) records, the tree has \(expected.count)")
-    for (record, element) in zip(first.records, expected) {
+    for (record, element) in zip(first.records, expected) where !hasUndeclaredPrefix(element) {
         check(record.signature == signature(element), "record \(record.signature)\n tree   \(signature(element))")
     }
     return 0
