@@ -191,6 +191,9 @@ final class XMLRecordParser {
         for declaration in declared { xmlNewNs(node, declaration.uri, declaration.prefix) }
         if uri != nil { xmlSetNs(node, xmlSearchNs(document, node, prefix)) }
         account(Int(xmlStrlen(name)) + XMLRecordParser.nodeOverhead)
+        // A record too large stops libxml2 (`fail`), which frees its input buffer; the
+        // attribute values point into that buffer, so they must not be read after it.
+        guard failure == nil else { return }
         if let attributes { addAttributes(attributes, count: attributeCount, to: node, in: document) }
         currentNode = node
         recordDepth += 1
@@ -201,7 +204,8 @@ final class XMLRecordParser {
         _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>, count: Int, to node: xmlNodePtr,
         in document: xmlDocPtr
     ) {
-        for index in 0..<count {
+        // Stop once a failure has stopped libxml2: the values left point into freed input.
+        for index in 0..<count where failure == nil {
             let base = attributes + 5 * index
             guard let name = base[0], let start = base[3], let end = base[4] else { continue }
             var value = Array(UnsafeBufferPointer(start: start, count: max(0, end - start)))

@@ -25,11 +25,13 @@ enum SetCookieParser {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { return .ignore("only http and https may set cookies") }
 
-        let parts = field.split(separator: ";", omittingEmptySubsequences: false)
-        let pair = parts.first.map(String.init) ?? ""
-        guard let equals = pair.firstIndex(of: "=") else { return .ignore("no '=' in the name-value pair") }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        // Split on the ";" and "=" code points (RFC 6265 works on octets), not on Characters:
+        // a combining mark right after one would hide it inside a grapheme cluster.
+        let parts = field.unicodeScalars.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        let pair = parts.first ?? ""
+        guard let equals = pair.unicodeScalars.firstIndex(of: "=") else { return .ignore("no '=' in the name-value pair") }
+        let name = String(pair.unicodeScalars[..<equals]).trimmingCharacters(in: .whitespaces)
+        let value = String(pair.unicodeScalars[pair.unicodeScalars.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { return .ignore("the cookie has no name") }
         guard CookieRules.isSendable(name: name, value: value) else {
             return .ignore("the name or value contains control characters, spaces in the name, or ';'")
@@ -39,7 +41,7 @@ enum SetCookieParser {
         }
 
         var attributes = Attributes()
-        for raw in parts.dropFirst() { attributes.read(String(raw), now: now) }
+        for raw in parts.dropFirst() { attributes.read(raw, now: now) }
 
         var cookie = Cookie(
             name: name, value: value, domain: host, path: attributes.path ?? CookieRules.defaultPath(of: url),
@@ -87,7 +89,8 @@ enum SetCookieParser {
         var sameSite: SameSite?
 
         mutating func read(_ raw: String, now: Date) {
-            let pieces = raw.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let pieces = raw.unicodeScalars.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                .map(String.init)
             let name = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
             let value = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
             switch name {

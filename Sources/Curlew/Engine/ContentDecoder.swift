@@ -127,6 +127,13 @@ final class ZlibDecodingStage: ContentDecodingStage {
     private var sawInput = false
     /// Whether a deflate stream may still turn out to be raw deflate (nothing decoded yet).
     private var mayBeRawDeflate: Bool
+    /// While it may: the coded bytes of the earlier pieces, so that they can be decoded again
+    /// as raw deflate when zlib rejects the stream in a later piece (a first piece of one byte
+    /// is not enough for zlib to check its two-byte header).
+    private var earlierInput: [UInt8] = []
+    /// How many coded bytes zlib may take before its first output for the stream still to be
+    /// retried as raw deflate; bounds `earlierInput`.
+    private static let rawRetryWindow = 64 << 10
 
     init(format: Format) throws(CurlewError) {
         self.format = format
@@ -154,8 +161,15 @@ final class ZlibDecodingStage: ContentDecodingStage {
 
     func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void) throws {
         guard let base = input.baseAddress, !input.isEmpty, phase != .trailing else { return }
-        let isFirstInput = !sawInput
         sawInput = true
+        defer {
+            if mayBeRawDeflate && earlierInput.count + input.count <= Self.rawRetryWindow {
+                earlierInput.append(contentsOf: input)
+            } else {
+                mayBeRawDeflate = false
+                earlierInput = []
+            }
+        }
         var rest = UnsafeRawBufferPointer(start: base, count: input.count)
         while !rest.isEmpty {
             if phase == .betweenMembers {
@@ -168,7 +182,7 @@ final class ZlibDecodingStage: ContentDecodingStage {
                 inflateReset(stream)
                 phase = .decoding
             }
-            let consumed = try inflate(rest, output: output, retryAsRaw: isFirstInput)
+            let consumed = try inflate(rest, output: output, retryAsRaw: true)
             rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
             if phase == .decoding { break }
             if format == .deflate {
@@ -207,13 +221,21 @@ final class ZlibDecodingStage: ContentDecodingStage {
                 // Done with this input once zlib took all of it and has nothing more to give.
                 if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return input.count }
                 if status == Z_BUF_ERROR { throw ContentDecodingFailure(detail: "zlib made no progress") }
-            case Z_DATA_ERROR where mayBeRawDeflate && retryAsRaw:
-                // Not a zlib header: decode the same bytes as raw deflate, once.
+            case Z_DATA_ERROR where mayBeRawDeflate && retryAsRaw && Int(stream.pointee.total_in) <= Self.rawRetryWindow:
+                // Not a zlib stream: decode the same bytes, the earlier pieces' too, as raw
+                // deflate, once.
                 mayBeRawDeflate = false
                 inflateEnd(stream)
                 stream.pointee = z_stream()
                 guard curlew_inflate_init(stream, -15) == Z_OK else {
                     throw ContentDecodingFailure(detail: "zlib could not start a raw deflate decoder")
+                }
+                let earlier = earlierInput
+                earlierInput = []
+                if !earlier.isEmpty {
+                    _ = try earlier.withUnsafeBytes { try inflate($0, output: output, retryAsRaw: false) }
+                    // The raw stream ended within the earlier pieces: this one is trailing.
+                    if phase != .decoding { return input.count }
                 }
                 return try inflate(input, output: output, retryAsRaw: false)
             default:

@@ -102,6 +102,15 @@ struct RecordFramer {
         return carry
     }
 
+    /// ``finish()``, failing with ``CurlewError/Kind/bodyTooLarge`` when the last record is
+    /// longer than the maximum. Only the one or two bytes held aside as the possible start of
+    /// a byte order mark can be: they are known to be a record only once the input has ended.
+    mutating func finishCheckingLength() throws(CurlewError) -> Data? {
+        let last = finish()
+        if let last { try checkLength(last.count) }
+        return last
+    }
+
     // MARK: Helpers
 
     private func checkLength(_ length: Int) throws(CurlewError) {

@@ -18,10 +18,10 @@ struct RecordIterator<Base: AsyncIteratorProtocol> where Base.Element == Data {
         do {
             while true {
                 if let record = try framer.nextRecord() { return record }
-                if baseFinished { return framer.finish() }
+                if baseFinished { return try framer.finishCheckingLength() }
                 guard let chunk = try await base.next() else {
                     baseFinished = true
-                    return framer.finish()
+                    return try framer.finishCheckingLength()
                 }
                 framer.feed(chunk)
             }
