@@ -20,9 +20,11 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
     }
 
     let segments: [Segment]
+    /// `--` and a caller-chosen boundary, which file and stream content must not contain.
+    var guardedDelimiter: Data?
 
     /// Returns an iterator that starts at the first byte.
-    func makeAsyncIterator() -> Iterator { Iterator(segments: segments) }
+    func makeAsyncIterator() -> Iterator { Iterator(segments: segments, guardedDelimiter: guardedDelimiter) }
 
     /// Produces the chunks of the body.
     struct Iterator: AsyncIteratorProtocol {
@@ -31,8 +33,26 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
         private var offset: Int64 = 0
         private var file: MultipartFileReader?
         private var source: ChunkSource?
+        private let guardedDelimiter: Data?
+        /// The end of the content read so far in this segment, so a delimiter split across
+        /// two chunks is seen too.
+        private var carry = Data()
 
-        init(segments: [Segment]) { self.segments = segments }
+        init(segments: [Segment], guardedDelimiter: Data?) {
+            self.segments = segments
+            self.guardedDelimiter = guardedDelimiter
+        }
+
+        /// Fails when `chunk`, with what came before it, holds the guarded delimiter.
+        private mutating func check(_ chunk: Data) throws(CurlewError) {
+            guard let guardedDelimiter else { return }
+            let window = carry + chunk
+            if window.range(of: guardedDelimiter) != nil {
+                let boundary = String(decoding: guardedDelimiter.dropFirst(2), as: UTF8.self)
+                throw MultipartFormData.boundaryInContent(boundary)
+            }
+            carry = window.suffix(guardedDelimiter.count - 1)
+        }
 
         /// The next chunk, or nil at the end of the body.
         mutating func next() async throws -> Data? {
@@ -58,6 +78,7 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
                                 url: url)
                         }
                         offset += Int64(chunk.count)
+                        try check(chunk)
                         return chunk
                     }
                     guard try reader.read(upTo: 1).isEmpty else {
@@ -76,7 +97,9 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
                                 .uploadFailed, "a multipart stream part produced more than its declared \(length) bytes")
                         }
                         if chunk.isEmpty { continue }
-                        return Data(chunk)
+                        let data = Data(chunk)
+                        try check(data)
+                        return data
                     }
                     guard offset == length else {
                         throw CurlewError(
@@ -87,6 +110,7 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
                 }
                 index += 1
                 offset = 0
+                carry = Data()
             }
             return nil
         }

@@ -26,10 +26,15 @@ public struct MultipartFormData: Sendable {
     /// The boundary between parts.
     public let boundary: String
     private var parts: [MultipartPart] = []
+    /// `--` and a boundary the caller chose, which part content must not contain: content
+    /// holding it would end its part early and start parts of its own. Nil for the random
+    /// boundary, which no content holds by chance.
+    private let guardedDelimiter: Data?
 
     /// Creates an empty form with a random boundary.
     public init() {
         self.boundary = MultipartFormData.randomBoundary()
+        guardedDelimiter = nil
     }
 
     /// Creates an empty form with the given boundary.
@@ -44,6 +49,19 @@ public struct MultipartFormData: Sendable {
             throw CurlewError(.invalidRequest, "\(boundary.debugDescription) is not a valid multipart boundary")
         }
         self.boundary = boundary
+        guardedDelimiter = Data("--\(boundary)".utf8)
+    }
+
+    /// Fails when in-memory content holds the caller's boundary (see ``guardedDelimiter``).
+    private func checkContent(_ data: Data) throws(CurlewError) {
+        guard let guardedDelimiter, data.range(of: guardedDelimiter) != nil else { return }
+        throw Self.boundaryInContent(boundary)
+    }
+
+    static func boundaryInContent(_ boundary: String) -> CurlewError {
+        CurlewError(
+            .invalidRequest,
+            "a part's content contains the form's boundary '\(boundary)', so it would split into parts of its own; use the random boundary")
     }
 
     /// A random boundary: `curlew-form-` and 32 hexadecimal digits (128 random bits), which
@@ -85,6 +103,7 @@ public struct MultipartFormData: Sendable {
     /// Adds a text field, sent as UTF-8 with no `Content-Type` (as browsers send fields).
     public mutating func append(_ text: String, withName name: String) throws(CurlewError) {
         let data = Data(text.utf8)
+        try checkContent(data)
         parts.append(try MultipartPart(name: name, fileName: nil, mimeType: nil, content: .data(data), length: Int64(data.count)))
     }
 
@@ -94,6 +113,7 @@ public struct MultipartFormData: Sendable {
         _ data: Data, withName name: String, fileName: String? = nil, mimeType: String? = nil
     ) throws(CurlewError) {
         let type = mimeType ?? fileName.map(MIMEType.forFileName)
+        try checkContent(data)
         parts.append(try MultipartPart(name: name, fileName: fileName, mimeType: type, content: .data(data), length: Int64(data.count)))
     }
 
@@ -146,7 +166,7 @@ public struct MultipartFormData: Sendable {
     ///   file cannot be read or changed size, for in-memory encoding.
     public func makeBody(inMemoryThreshold: Int64 = defaultInMemoryThreshold) throws(CurlewError) -> RequestBody {
         if isStreamed(inMemoryThreshold: inMemoryThreshold) {
-            let sequence = MultipartBodySequence(segments: segments())
+            let sequence = MultipartBodySequence(segments: segments(), guardedDelimiter: guardedDelimiter)
             return .stream(length: contentLength) { sequence }
         }
         return .data(try encodedData())
@@ -179,7 +199,9 @@ public struct MultipartFormData: Sendable {
             case .bytes(let bytes):
                 data.append(bytes)
             case .file(let url, let length):
-                data.append(try MultipartFormData.readWholeFile(url, expectedLength: length))
+                let content = try MultipartFormData.readWholeFile(url, expectedLength: length)
+                try checkContent(content)
+                data.append(content)
             case .stream:
                 throw CurlewError(
                     .invalidRequest, "a form with a stream part cannot be encoded in memory; use makeBody()")
