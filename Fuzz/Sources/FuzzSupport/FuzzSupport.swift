@@ -160,3 +160,14 @@ public func chunks(of bytes: [UInt8], cuts: [Range<Int>]) -> [Data] {
         return Data(bytes[range])
     }
 }
+
+/// Whether `byte` is a `tchar` of RFC 9110 §5.6.2, the characters of a field name: the model the
+/// header targets check Curlew against.
+public func isTchar(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        return true
+    default:
+        return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+    }
+}

@@ -10,7 +10,7 @@ public enum UTCCalendar {
         }
     }
 
-    nonisolated(unsafe) private static let calendar: Calendar = {
+    private static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar

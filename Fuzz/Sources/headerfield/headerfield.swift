@@ -28,15 +28,6 @@ let alphabet = [
     "\u{85}", "\u{2028}", "😀",
 ]
 
-func isTchar(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-        return true
-    default:
-        return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-    }
-}
-
 func validName(_ name: String) -> Bool { !name.isEmpty && name.utf8.allSatisfy(isTchar) }
 
 func validValue(_ value: String) -> Bool {
@@ -110,7 +101,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             check(!bytes.contains(0x0D) && !bytes.contains(0x0A) && !bytes.contains(0), "URLRequest path kept CR, LF or NUL")
         }
     } catch {
-        check(!keptValid && (error as? CurlewError)?.kind == .invalidHeader, "OutgoingRequest(URLRequest) rejected \(kept): \(error)")
+        check(!keptValid && error.kind == .invalidHeader, "OutgoingRequest(URLRequest) rejected \(kept): \(error)")
     }
     return 0
 }

@@ -29,15 +29,6 @@ import HTTPTypes
 nonisolated(unsafe) let loop = CurlLoop(configuration: SessionConfiguration())
 let requestURL = URL(string: "http://example.com/a/b")!
 
-func isTchar(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-        return true
-    default:
-        return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-    }
-}
-
 func isLegalValue(_ bytes: [UInt8]) -> Bool {
     if let first = bytes.first, first == 0x20 || first == 0x09 { return false }
     if let last = bytes.last, last == 0x20 || last == 0x09 { return false }
