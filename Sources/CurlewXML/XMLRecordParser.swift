@@ -38,6 +38,12 @@ final class XMLRecordParser {
     private var namespaceScopes: [[(prefix: String?, uri: String)]] = []
     /// Bytes fed so far.
     private(set) var bytesFed = 0
+    /// The first bytes of the document, held until there are enough to check the encoding
+    /// family (see `checkEncodingSignature`).
+    private var leadingBytes: [UInt8] = []
+    private static let encodingSignatureLength = 4
+    /// The caller's encoding override, or nil to detect it.
+    private let encoding: String?
 
     /// The approximate bookkeeping cost of one node, counted against the record size.
     private static let nodeOverhead = 64
@@ -57,10 +63,25 @@ final class XMLRecordParser {
             throw XMLParseError(.malformed, "libxml2 could not allocate a push parser")
         }
         self.context = context
+        self.encoding = encoding
         if let encoding { xmlCtxtResetPush(context, nil, 0, nil, encoding) }
         _ = xmlCtxtUseOptions(context, LibXML2.safeOptions)
         context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
         errors.mainContext = context
+    }
+
+    /// Refuses a document whose first four bytes are one of the UCS-4 patterns libxml2
+    /// detects (`<` in any byte order) unless the caller named an encoding: libxml2 2.9 cannot
+    /// convert UCS-4, and what it then does depends on how the bytes were sliced (it failed
+    /// a document fed whole and accepted it fed in small pieces).
+    private func checkEncodingSignature() throws(XMLParseError) {
+        guard encoding == nil else { return }
+        let ucs4Patterns: [[UInt8]] = [[0, 0, 0, 0x3C], [0x3C, 0, 0, 0], [0, 0, 0x3C, 0], [0, 0x3C, 0, 0]]
+        if ucs4Patterns.contains(leadingBytes) {
+            let error = XMLParseError(.unsupportedEncoding, "the XML stream starts like a UCS-4 document, which libxml2 cannot read", line: 1, column: 1)
+            failure = error
+            throw error
+        }
     }
 
     deinit {
@@ -74,9 +95,21 @@ final class XMLRecordParser {
     /// Parses more input. Call with slices of a few KiB, and take the records in between, to
     /// keep the number of finished records small.
     func feed(_ bytes: UnsafeRawBufferPointer) throws(XMLParseError) {
-        guard let context, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        guard context != nil, let base = bytes.baseAddress, !bytes.isEmpty else { return }
         bytesFed += bytes.count
-        _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
+        var remaining = UnsafeRawBufferPointer(start: base, count: bytes.count)
+        if leadingBytes.count < Self.encodingSignatureLength {
+            // The first four bytes name the encoding family; hold them back until there are
+            // four, check them, and give them to libxml2 together.
+            let taken = min(Self.encodingSignatureLength - leadingBytes.count, remaining.count)
+            leadingBytes.append(contentsOf: remaining.prefix(taken))
+            remaining = UnsafeRawBufferPointer(rebasing: remaining.dropFirst(taken))
+            guard leadingBytes.count == Self.encodingSignatureLength else { return }
+            try checkEncodingSignature()
+            leadingBytes.withUnsafeBytes { signature in parseChunk(signature) }
+            try checkFailure()
+        }
+        parseChunk(remaining)
         try checkFailure()
     }
 
@@ -84,8 +117,17 @@ final class XMLRecordParser {
     func finish() throws(XMLParseError) {
         guard let context else { return }
         if bytesFed == 0 { throw XMLParseError(.malformed, "the XML stream is empty", line: 1, column: 1) }
+        if leadingBytes.count < Self.encodingSignatureLength {
+            leadingBytes.withUnsafeBytes { shortDocument in parseChunk(shortDocument) }
+        }
         _ = xmlParseChunk(context, nil, 0, 1)
         try checkFailure()
+    }
+
+    /// Hands bytes to libxml2; the caller checks for a failure afterwards.
+    private func parseChunk(_ bytes: UnsafeRawBufferPointer) {
+        guard let context, failure == nil, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 0)
     }
 
     /// The oldest finished record, if any.

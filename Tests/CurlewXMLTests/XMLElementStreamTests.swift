@@ -156,6 +156,67 @@ struct XMLElementStreamTests {
         #expect((unknown.error as? XMLParseError)?.kind == .unsupportedEncoding)
     }
 
+    /// libxml2 detects a document's encoding from its first four bytes (a byte order mark, or
+    /// `<?` in UTF-16 or UCS-4); those must reach it together however the body is sliced, or
+    /// the document is read as UTF-8 and fails on its first NUL byte.
+    /// (libxml2 2.9 reads no UCS-4 document whole, so there is no reference to compare with.)
+    @Test(arguments: ["UTF-16BE BOM", "UTF-16LE BOM", "UTF-16BE", "UTF-16LE"])
+    func encodingDetectionDoesNotDependOnTheSlicing(_ form: String) async throws {
+        let withBOM = form.hasSuffix(" BOM")
+        let declaration = withBOM ? "" : "<?xml version=\"1.0\" encoding=\"UTF-16\"?>"
+        let text = (withBOM ? "\u{FEFF}" : "") + declaration + "<r><item>caf\u{E9}</item><item>2</item></r>"
+        let bytes: [UInt8]
+        if form.hasPrefix("UTF-16BE") {
+            bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        } else {
+            bytes = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
+        // The reference: libxml2 reads the whole document this way.
+        let tree = try XMLTree(data: Data(bytes))
+        #expect(tree.root.children.map(\.text) == ["caf\u{E9}", "2"])
+        for size in [1, 2, 3, 4, 5, bytes.count] {
+            let chunks = AsyncStream<[UInt8]> { continuation in
+                var offset = 0
+                while offset < bytes.count {
+                    continuation.yield(Array(bytes[offset..<min(bytes.count, offset + size)]))
+                    offset += size
+                }
+                continuation.finish()
+            }
+            let result = await collect(chunks.xmlElements(named: "item"))
+            #expect(result.error == nil, "\(form) in chunks of \(size): \(String(describing: result.error))")
+            #expect(result.elements.map(\.text) == ["caf\u{E9}", "2"], "\(form) in chunks of \(size)")
+        }
+    }
+
+    /// Found by fuzzing: documents that begin with one of libxml2's UCS-4 patterns, which
+    /// libxml2 2.9 cannot convert, failed or passed depending on the first chunk. They are
+    /// refused up front (the reference parse of the whole document fails too).
+    @Test(arguments: [
+        [0, 0, 0, 0x3C] + [UInt8](repeating: 0, count: 70) + [0x3C, 0x3C, 0x3C, 0x3C],
+        [0, 0, 0, 0x3C] + [UInt8](repeating: 0x3C, count: 56) + [0x4C, 0x3C, 0x00, 0x02, 0x01, 0x00],
+        [0x3C, 0, 0, 0] + [UInt8](repeating: 0x41, count: 20),
+    ] as [[UInt8]])
+    func undecodableDocumentsFailHoweverSliced(_ bytes: [UInt8]) async throws {
+        var outcomes: [String] = []
+        var kinds: [XMLParseError.Kind?] = []
+        for size in [bytes.count, 1, 2, 3, 5] {
+            let chunks = AsyncStream<[UInt8]> { continuation in
+                var offset = 0
+                while offset < bytes.count {
+                    continuation.yield(Array(bytes[offset..<min(bytes.count, offset + size)]))
+                    offset += size
+                }
+                continuation.finish()
+            }
+            let result = await collect(chunks.xmlElements(named: "item"))
+            outcomes.append("\(size): \(result.elements.count) records, \(String(describing: result.error))")
+            kinds.append(result.elements.isEmpty ? (result.error as? XMLParseError)?.kind : nil)
+        }
+        #expect(kinds == Array(repeating: .unsupportedEncoding, count: 5), "\(outcomes)")
+        #expect(throws: XMLParseError.self) { try XMLTree(data: Data(bytes)) }
+    }
+
     @Test func yieldsEveryRecordOfTheLastChunk() async throws {
         let xml = "<r>" + String(repeating: "<item/>", count: 3000) + "</r>"
         let result = await collect(ChunkedBytes(xml, sizes: [xml.utf8.count]).xmlElements(named: "item"))
