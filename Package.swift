@@ -21,6 +21,12 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        // Certificate inspection for trust policies, through the OpenSSL libcurl's OpenSSL
+        // backend uses (Debian's libssl-dev).
+        .target(
+            name: "CTLSShims", dependencies: ["CCurl"],
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
         // zlib, brotli and zstd for Curlew's own content decoding (see docs/ARCHITECTURE.md):
         // Debian's zlib1g-dev, libbrotli-dev and libzstd-dev.
         .target(
@@ -31,6 +37,7 @@ let package = Package(
             name: "Curlew",
             dependencies: [
                 "CCurlShims",
+                "CTLSShims",
                 "CDecompression",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

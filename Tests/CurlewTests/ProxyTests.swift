@@ -15,7 +15,9 @@ struct ProxyTests {
     private func session(_ proxy: ProxyConfiguration, caCertificate: String? = nil) -> Session {
         var configuration = SessionConfiguration()
         configuration.proxy = proxy
-        configuration.tls.caCertificatePath = caCertificate
+        if let caCertificate {
+            configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(caCertificate)]))
+        }
         return Session(configuration: configuration)
     }
 

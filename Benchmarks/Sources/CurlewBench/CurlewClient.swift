@@ -18,7 +18,9 @@ struct CurlewClient: BenchClient {
 
     init(_ arguments: BenchArguments) {
         var configuration = SessionConfiguration()
-        configuration.tls.caCertificatePath = arguments.caCertificatePath
+        if let path = arguments.caCertificatePath {
+            configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(path)]))
+        }
         let inFlight = arguments.scenario == .manyStreams ? arguments.count : arguments.concurrency
         configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, inFlight + 16)
         configuration.timeouts = Timeouts(connect: .seconds(60), total: nil, idle: .seconds(600))

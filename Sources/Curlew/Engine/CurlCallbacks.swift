@@ -1,4 +1,5 @@
 import CCurlShims
+import CTLSShims
 import Foundation
 
 /// libcurl's callbacks. `userdata` is always an unretained ``Transfer`` that the curl loop
@@ -38,5 +39,13 @@ enum CurlCallbacks {
             downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
             uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow), transfer: transfer)
         return 0
+    }
+
+    /// After the connection (and its TLS handshake) is ready, before the request is written:
+    /// runs the trust policy's check. Installed only for policies that have one.
+    static let prerequest: curlew_prereq_callback = { userdata, _, _, _, _ in
+        guard let userdata else { return curlew_CURL_PREREQFUNC_ABORT }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        return transfer.context.handlePrerequest()
     }
 }

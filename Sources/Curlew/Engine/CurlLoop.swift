@@ -221,6 +221,7 @@ final class CurlLoop: Sendable {
             }
             do {
                 try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
+                transfer.context.trustPolicy = try handles.prepareTrust(on: handle, transfer: transfer, url: transfer.context.request.url)
                 try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
             } catch {
                 recycle(handle)

@@ -10,7 +10,7 @@ import Foundation
 /// Skipping `curl_easy_reset` and the session options saves most of the per-request cost of
 /// configuring libcurl.
 final class EasyHandlePool {
-    private let configuration: SessionConfiguration
+    let configuration: SessionConfiguration
     private let share: UnsafeMutableRawPointer?
     private var idle: [UnsafeMutableRawPointer] = []
     private let maximumIdle = 256
@@ -22,10 +22,21 @@ final class EasyHandlePool {
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
     /// Handles whose proxy options a request overrode; the session's are set again on reuse.
     private var proxyOverridden: Set<UnsafeMutableRawPointer> = []
+    /// The session's trust configuration, checked once (see ``ResolvedTrust``).
+    let trust: Result<ResolvedTrust, TrustConfigurationProblem>
+    /// The index of the trust policy whose options each handle has, when not libcurl's defaults.
+    var appliedTrustPolicy: [UnsafeMutableRawPointer: Int] = [:]
+    /// Policies without evaluation whose use was already logged.
+    var loggedInsecurePolicies: Set<Int> = []
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
         self.configuration = configuration
         self.share = share
+        do {
+            trust = .success(try ResolvedTrust(configuration.trust))
+        } catch {
+            trust = .failure(error)
+        }
         let fields = TransferContext.withSessionHeaders(
             [:], userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
         for field in fields {
@@ -54,6 +65,7 @@ final class EasyHandlePool {
             idle.append(handle)
         } else {
             proxyOverridden.remove(handle)
+            appliedTrustPolicy.removeValue(forKey: handle)
             curl_easy_cleanup(handle)
         }
     }
@@ -62,6 +74,7 @@ final class EasyHandlePool {
     func removeAll() {
         for handle in idle { curl_easy_cleanup(handle) }
         idle.removeAll()
+        appliedTrustPolicy.removeAll()
         if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
         sessionHeaders = nil
     }
@@ -84,18 +97,9 @@ final class EasyHandlePool {
             try options.set(CURLOPT_ACCEPT_ENCODING, ContentDecoder.acceptEncoding)
         }
         try applyProxy(configuration.proxy, options)
-        let tls = configuration.tls
-        try options.set(CURLOPT_SSL_VERIFYPEER, tls.verifyPeer ? 1 : 0)
-        try options.set(CURLOPT_SSL_VERIFYHOST, tls.verifyHost ? 2 : 0)
-        if let path = tls.caCertificatePath { try options.set(CURLOPT_CAINFO, path) }
-        if !tls.pinnedPublicKeys.isEmpty {
-            for pin in tls.pinnedPublicKeys where !pin.hasPrefix("sha256//") {
-                throw CurlewError(.invalidRequest, "pinned key '\(pin)' must have the form sha256//BASE64", url: url)
-            }
-            try options.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
-        }
-        if let path = tls.clientCertificatePath { try options.set(CURLOPT_SSLCERT, path) }
-        if let path = tls.clientKeyPath { try options.set(CURLOPT_SSLKEY, path) }
+        // TLS options are libcurl's defaults here (verify the peer and the host, the system's
+        // certificate authorities); non-uniform trust configurations set them per hop in
+        // `prepareTrust(on:transfer:url:)`.
     }
 
     /// Sets a request's own proxy on `handle`, or the session's again where an earlier request

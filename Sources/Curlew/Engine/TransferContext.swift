@@ -47,6 +47,8 @@ final class TransferContext: @unchecked Sendable {
 
     /// Why a callback aborted the transfer; preferred over libcurl's code.
     var failure: CurlewError?
+    /// The trust policy of the current hop, when the session's trust is not uniform.
+    var trustPolicy: ResolvedTrustPolicy?
 
     // Progress.
     let startInstant = ContinuousClock.now

@@ -9,7 +9,6 @@ struct TransferSettings: Sendable {
     var decompressionLimit: DecompressionLimit
     var automaticDecompression: Bool
     var httpVersion: HTTPVersionPreference
-    var tls: TLSConfiguration
     /// The proxy in effect, and the request's own when it overrides the session's.
     var proxy: ProxyConfiguration
     var proxyOverride: ProxyConfiguration?
@@ -29,7 +28,6 @@ struct TransferSettings: Sendable {
         decompressionLimit = configuration.decompressionLimit
         automaticDecompression = configuration.automaticDecompression
         httpVersion = options.httpVersion ?? configuration.httpVersion
-        tls = configuration.tls
         proxyOverride = options.proxy
         proxy = options.proxy ?? configuration.proxy
         userAgent = configuration.userAgent

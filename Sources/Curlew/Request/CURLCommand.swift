@@ -21,6 +21,42 @@ enum CURLCommand {
         }
     }
 
+    /// curl's flags for what a trust policy does that curl can do too; pins by certificate,
+    /// fingerprints and custom evaluations have no curl flag and only drop `--insecure` in.
+    static func trustArguments(_ policy: TrustPolicy) -> [String] {
+        var parts: [String] = []
+        func caArguments(_ sources: [CertificateSource]) {
+            for source in sources {
+                switch source.storage {
+                case .file(let path): parts += ["--cacert", quote(path)]
+                case .directory(let path): parts += ["--capath", quote(path)]
+                case .pem, .der: break
+                }
+            }
+        }
+        switch policy.evaluation {
+        case .system(let additional): caArguments(additional)
+        case .certificateAuthorities(let sources): caArguments(sources)
+        case .publicKeys(let pins, let validateChain):
+            if !validateChain { parts.append("--insecure") }
+            parts += ["--pinnedpubkey", quote(pins.joined(separator: ";"))]
+        case .certificates(_, let validateChain), .fingerprints(_, let validateChain), .custom(let validateChain, _):
+            if !validateChain { parts.append("--insecure") }
+        case .disabled: parts.append("--insecure")
+        }
+        if policy.minimumTLSVersion == .v1_3 { parts.append("--tlsv1.3") }
+        if let certificate = policy.clientCertificate {
+            if case .file(let path) = certificate.certificate {
+                parts += ["--cert", quote(path), "--cert-type", certificate.format.rawValue]
+            }
+            if case .file(let path)? = certificate.key {
+                parts += ["--key", quote(path), "--key-type", certificate.keyFormat.rawValue]
+            }
+            if certificate.passphrase != nil { parts += ["--pass", quote("***")] }
+        }
+        return parts
+    }
+
     static func describe(_ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration) -> String {
         guard case .success(let request) = build else {
             if case .failure(let error) = build { return "# invalid request: \(error)" }  // Redacted by CurlewError.
@@ -33,8 +69,7 @@ enum CURLCommand {
         default: parts += ["-X", quote(request.method.rawValue)]
         }
         if configuration.automaticDecompression { parts.append("--compressed") }
-        if !configuration.tls.verifyPeer || !configuration.tls.verifyHost { parts.append("--insecure") }
-        if let ca = configuration.tls.caCertificatePath { parts += ["--cacert", quote(ca)] }
+        parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy)
         parts += proxyArguments(request.options.proxy ?? configuration.proxy)
         let fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)

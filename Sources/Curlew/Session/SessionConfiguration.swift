@@ -26,8 +26,9 @@ public struct SessionConfiguration: Sendable {
     public var maximumIdleConnections = 64
     /// The HTTP version to ask for.
     public var httpVersion: HTTPVersionPreference = .http2OverTLS
-    /// TLS verification, trust and pinning.
-    public var tls: TLSConfiguration = .default
+    /// How servers are trusted, per host: certificate authorities, pins, fingerprints,
+    /// custom evaluation, the minimum TLS version and client certificates.
+    public var trust: TrustConfiguration = .default
     /// Whether requests go through a proxy. The default, ``ProxyConfiguration/environment``,
     /// uses the proxy the environment names, as curl does, but never for loopback hosts; set
     /// ``ProxyConfiguration/none`` to ignore the environment.
@@ -74,29 +75,6 @@ public struct DecompressionLimit: Sendable, Hashable {
     public static let `default` = DecompressionLimit(ratio: 100)
     /// No limit.
     public static let none = DecompressionLimit(ratio: .max, minimumSize: .max)
-}
-
-/// TLS settings. Verification of the peer and of the host name is on by default.
-public struct TLSConfiguration: Sendable, Hashable {
-    /// Verify the server certificate chain.
-    public var verifyPeer = true
-    /// Verify that the certificate names the host.
-    public var verifyHost = true
-    /// A PEM file of CA certificates to trust instead of the system's.
-    public var caCertificatePath: String?
-    /// Public keys to pin, each `sha256//BASE64` of the SubjectPublicKeyInfo; the connection
-    /// fails unless the server's key is one of them.
-    public var pinnedPublicKeys: [String] = []
-    /// A client certificate (PEM) for mutual TLS.
-    public var clientCertificatePath: String?
-    /// The private key (PEM) of ``clientCertificatePath``.
-    public var clientKeyPath: String?
-
-    /// Creates settings with verification on.
-    public init() {}
-
-    /// Verification on, system trust store, no pinning.
-    public static let `default` = TLSConfiguration()
 }
 
 /// Curlew's version.

@@ -24,7 +24,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case cancelled, taskCancelled, streamDropped, sessionShutdown
             case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
-            case retryLimitExceeded, authenticationFailed, proxyFailure
+            case retryLimitExceeded, authenticationFailed, proxyFailure, untrustedServer
         }
         fileprivate let code: Code
 
@@ -56,6 +56,10 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         public static let malformedResponse = Kind(code: .malformedResponse)
         /// The body is larger than the configured maximum.
         public static let bodyTooLarge = Kind(code: .bodyTooLarge)
+        /// A ``TrustPolicy`` rejected the server after the TLS handshake (a pin, fingerprint or
+        /// custom evaluation did not accept it), before any byte of the request was sent. The
+        /// message names the host, the policy and the leaf certificate seen.
+        public static let untrustedServer = Kind(code: .untrustedServer)
         /// The redirect limit was exceeded.
         public static let tooManyRedirects = Kind(code: .tooManyRedirects)
         /// The redirect policy refused a redirect.

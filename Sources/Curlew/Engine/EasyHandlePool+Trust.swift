@@ -1,0 +1,107 @@
+import CCurlShims
+import CTLSShims
+import Foundation
+
+extension EasyHandlePool {
+    /// Sets the TLS options of the trust policy for `url`'s host on `handle`, unless the
+    /// handle already has them, and returns the policy (nil when the session's trust is
+    /// uniform: libcurl's defaults, set when the handle was made, apply to every request).
+    ///
+    /// Every TLS option a policy may change is set each time another policy is applied, so a
+    /// pooled handle keeps nothing of an earlier one. libcurl only reuses a connection whose
+    /// TLS settings (verification, CA blob and path, version, client certificate) equal the
+    /// request's, and the post-handshake check runs on reused connections too.
+    func prepareTrust(on handle: UnsafeMutableRawPointer, transfer: Transfer, url: URL) throws(CurlewError) -> ResolvedTrustPolicy? {
+        let resolved: ResolvedTrust
+        switch trust {
+        case .success(let value): resolved = value
+        case .failure(let problem):
+            throw CurlewError(.invalidRequest, "the session's trust configuration cannot be used: \(problem.message)", url: url)
+        }
+        guard !resolved.isUniform else { return nil }
+        let policy = resolved.policy(forHost: url.host ?? "")
+        let options = EasyOptions(handle: handle, url: url)
+        if appliedTrustPolicy[handle] != policy.index {
+            // Forget the old policy first: if setting the new one fails half way, the next
+            // request sets it all again.
+            appliedTrustPolicy.removeValue(forKey: handle)
+            try apply(policy, options)
+            appliedTrustPolicy[handle] = policy.index
+        }
+        if policy.postHandshakeCheck != nil {
+            let userdata = Unmanaged.passUnretained(transfer).toOpaque()
+            try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata), "CURLOPT_PREREQDATA")
+        }
+        if let reason = policy.insecureReason, url.scheme?.lowercased() == "https",
+            loggedInsecurePolicies.insert(policy.index).inserted
+        {
+            configuration.logger?.warning(
+                "Curlew: TLS certificate and host name checks are OFF for \(policy.scope): \(reason)")
+        }
+        return policy
+    }
+
+    private func apply(_ policy: ResolvedTrustPolicy, _ options: EasyOptions) throws(CurlewError) {
+        let handle = options.handle
+        try options.set(CURLOPT_SSL_VERIFYPEER, policy.verifyPeer ? 1 : 0)
+        try options.set(CURLOPT_SSL_VERIFYHOST, policy.verifyHost ? 2 : 0)
+        try setBlob(CURLOPT_CAINFO_BLOB, policy.certificateAuthorities, options)
+        if policy.replacesSystemAuthorities || LibcurlDefaults.caPath == nil {
+            try options.check(curlew_easy_setopt_string(handle, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
+        } else if let path = LibcurlDefaults.caPath {
+            try options.set(CURLOPT_CAPATH, path)
+        }
+        switch policy.policy.minimumTLSVersion {
+        case .v1_2: try options.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        case .v1_3: try options.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_3)
+        }
+        // A resumed TLS session has no verified chain to check pins against: full handshakes
+        // for policies that check after the handshake.
+        try options.set(CURLOPT_SSL_SESSIONID_CACHE, policy.postHandshakeCheck == nil ? 1 : 0)
+        let callback: curlew_prereq_callback? = policy.postHandshakeCheck == nil ? nil : CurlCallbacks.prerequest
+        try options.check(curlew_easy_setopt_prereq_callback(handle, callback), "CURLOPT_PREREQFUNCTION")
+        try applyClientCertificate(policy.policy.clientCertificate, options)
+    }
+
+    private func applyClientCertificate(_ certificate: ClientCertificate?, _ options: EasyOptions) throws(CurlewError) {
+        func setSource(_ source: ClientCertificate.Source?, path: CURLoption, blob: CURLoption) throws(CurlewError) {
+            switch source {
+            case .file(let file)?:
+                try options.set(path, file)
+                try setBlob(blob, nil, options)
+            case .data(let data)?:
+                try setString(path, nil, options)
+                try setBlob(blob, data, options)
+            case nil:
+                try setString(path, nil, options)
+                try setBlob(blob, nil, options)
+            }
+        }
+        try setSource(certificate?.certificate, path: CURLOPT_SSLCERT, blob: CURLOPT_SSLCERT_BLOB)
+        try setSource(certificate?.key, path: CURLOPT_SSLKEY, blob: CURLOPT_SSLKEY_BLOB)
+        try setString(CURLOPT_SSLCERTTYPE, certificate?.format.rawValue, options)
+        try setString(CURLOPT_SSLKEYTYPE, certificate.map { $0.key == nil ? $0.format.rawValue : $0.keyFormat.rawValue }, options)
+        try setString(CURLOPT_KEYPASSWD, certificate?.passphrase, options)
+    }
+
+    private func setString(_ option: CURLoption, _ value: String?, _ options: EasyOptions) throws(CurlewError) {
+        if let value {
+            try options.set(option, value)
+        } else {
+            try options.check(curlew_easy_setopt_string(options.handle, option, nil), option)
+        }
+    }
+
+    /// Sets a blob option (libcurl copies the bytes), or clears it for nil.
+    private func setBlob(_ option: CURLoption, _ data: Data?, _ options: EasyOptions) throws(CurlewError) {
+        guard let data else {
+            try options.check(curlew_easy_setopt_pointer(options.handle, option, nil), option)
+            return
+        }
+        let code = data.withUnsafeBytes { raw -> CURLcode in
+            var blob = curl_blob(data: UnsafeMutableRawPointer(mutating: raw.baseAddress), len: raw.count, flags: UInt32(CURL_BLOB_COPY))
+            return curlew_easy_setopt_pointer(options.handle, option, &blob)
+        }
+        try options.check(code, option)
+    }
+}
