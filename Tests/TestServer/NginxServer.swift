@@ -192,12 +192,18 @@ public final class NginxServer: Sendable {
 
     /// Starts nginx with `configuration` and waits until its ports accept connections.
     private static func launch(_ configuration: NginxConfiguration) async throws -> NginxProcess {
-        let prefix = configuration.prefix
+        let ports = [configuration.port] + (configuration.plainPort.map { [$0] } ?? [])
+        return try await launch(text: configuration.text, prefix: configuration.prefix, ports: ports)
+    }
+
+    /// Starts nginx with the configuration `text` in `prefix` and waits until `ports` accept
+    /// connections.
+    static func launch(text: String, prefix: URL, ports: [Int]) async throws -> NginxProcess {
         let configURL = prefix.appendingPathComponent("nginx.conf")
         let errorLog = prefix.appendingPathComponent("logs/error.log")
         let outputURL = prefix.appendingPathComponent("logs/stderr.log")
         do {
-            try configuration.text.write(to: configURL, atomically: true, encoding: .utf8)
+            try text.write(to: configURL, atomically: true, encoding: .utf8)
             try Data().write(to: outputURL)
         } catch {
             throw TestServerError("cannot write the nginx configuration in \(prefix.path): \(error)")
@@ -207,7 +213,6 @@ public final class NginxServer: Sendable {
         let process = try NginxProcess(
             nginx: nginxPath, arguments: ["-p", prefix.path, "-c", configURL.path, "-e", errorLog.path],
             output: output.fileDescriptor)
-        let ports = [configuration.port] + (configuration.plainPort.map { [$0] } ?? [])
         for _ in 0..<500 {
             if !process.isRunning {
                 let log = [outputURL, errorLog].compactMap { try? String(contentsOf: $0, encoding: .utf8) }

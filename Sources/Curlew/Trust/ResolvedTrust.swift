@@ -115,6 +115,15 @@ struct ResolvedTrustPolicy: Sendable {
                 verify = false
                 insecure = reason.isEmpty ? "no reason given" : reason
             }
+            if let chainAuthorities = policy.chainAuthorities {
+                guard check != nil, verify else {
+                    throw TrustConfigurationProblem(
+                        "validatingChain(against:) applies to pins, fingerprints and custom evaluations with validateChain: true")
+                }
+                guard !chainAuthorities.isEmpty else { throw TrustConfigurationProblem("no certificate authority is given to validate the chain against") }
+                authorities = try Self.certificates(chainAuthorities)
+                replaces = true
+            }
             try policy.clientCertificate?.validate()
         } catch {
             throw problem(error)

@@ -28,6 +28,9 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
     public var minimumTLSVersion: TLSVersion = .v1_2
     /// The client certificate presented to these hosts, if any.
     public var clientCertificate: ClientCertificate?
+    /// For pins, fingerprints and custom evaluations that validate the chain: the
+    /// certificate authorities to validate against instead of the system's.
+    var chainAuthorities: [CertificateSource]?
 
     init(_ evaluation: Evaluation) { self.evaluation = evaluation }
 
@@ -85,6 +88,15 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
     public func minimumTLSVersion(_ version: TLSVersion) -> TrustPolicy {
         var copy = self
         copy.minimumTLSVersion = version
+        return copy
+    }
+
+    /// This pin, fingerprint or custom policy, validating the chain against these certificate
+    /// authorities instead of the system's (a private CA, say). Only for policies made with
+    /// `validateChain: true`; others fail with ``CurlewError/Kind/invalidRequest``.
+    public func validatingChain(against certificateAuthorities: [CertificateSource]) -> TrustPolicy {
+        var copy = self
+        copy.chainAuthorities = certificateAuthorities
         return copy
     }
 

@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// One nginx with an HTTPS server per certificate of ``TrustCertificates`` — good, expired,
+/// wrong host, self-signed — and one that requires a client certificate (mTLS). Every server
+/// answers `ok` (the mTLS one adds the client's subject) and logs each request line it
+/// receives to an access log, so tests can prove a request never reached a server.
+public final class TrustTestBed: Sendable {
+    /// The servers, by the certificate they present.
+    public enum Server: String, CaseIterable, Sendable {
+        case good, expired, wrongHost, selfSigned, mutualTLS, tls12Only
+    }
+
+    public let certificates: TrustCertificates
+    public let prefixDirectory: URL
+    private let ports: [Server: Int]
+    private let process: Mutex<NginxProcess?>
+
+    private init(certificates: TrustCertificates, prefixDirectory: URL, ports: [Server: Int], process: NginxProcess) {
+        self.certificates = certificates
+        self.prefixDirectory = prefixDirectory
+        self.ports = ports
+        self.process = Mutex(process)
+    }
+
+    deinit {
+        let running = process.withLock { $0 }
+        running?.cutLifeline()
+    }
+
+    public func port(_ server: Server) -> Int { ports[server] ?? 0 }
+
+    /// `https://host:port/path` for `server`; host is `localhost` unless given.
+    public func url(_ server: Server, _ path: String = "/", host: String = "localhost") -> URL {
+        let suffix = path.hasPrefix("/") ? path : "/" + path
+        return URL(string: "https://\(host):\(port(server))\(suffix)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The request lines nginx received, as `port request-line`, one per request.
+    public func receivedRequestLines() -> [String] {
+        let log = prefixDirectory.appendingPathComponent("logs/access.log")
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// Whether a request whose target contains `marker` reached any server.
+    public func received(_ marker: String) -> Bool {
+        receivedRequestLines().contains { $0.contains(marker) }
+    }
+
+    public static func start() async throws -> TrustTestBed {
+        guard NginxServer.isAvailable else { throw TestServerError("nginx is not installed at \(NginxServer.nginxPath)") }
+        let prefix = FileManager.default.temporaryDirectory
+            .appendingPathComponent("curlew-trust-\(UUID().uuidString)", isDirectory: true)
+        do {
+            for sub in ["logs", "tmp", "tls"] {
+                try FileManager.default.createDirectory(at: prefix.appendingPathComponent(sub), withIntermediateDirectories: true)
+            }
+        } catch {
+            throw TestServerError("cannot create \(prefix.path): \(error)")
+        }
+        do {
+            let certificates = try await TrustCertificates.generate(in: prefix.appendingPathComponent("tls"))
+            var lastError: (any Error)?
+            for _ in 0..<5 {
+                var ports: [Server: Int] = [:]
+                for server in Server.allCases {
+                    var port = try NginxServer.freeLoopbackPort()
+                    while ports.values.contains(port) { port = try NginxServer.freeLoopbackPort() }
+                    ports[server] = port
+                }
+                let text = configuration(prefix: prefix, certificates: certificates, ports: ports)
+                do {
+                    let process = try await NginxServer.launch(text: text, prefix: prefix, ports: Array(ports.values))
+                    return TrustTestBed(certificates: certificates, prefixDirectory: prefix, ports: ports, process: process)
+                } catch let error as TestServerError where error.description.contains("Address already in use") {
+                    lastError = error
+                }
+            }
+            throw lastError ?? TestServerError("nginx did not start")
+        } catch {
+            try? FileManager.default.removeItem(at: prefix)
+            throw error
+        }
+    }
+
+    /// Stops nginx and removes its directory. Calling it again does nothing.
+    public func stop() async {
+        let running = process.withLock { process in
+            defer { process = nil }
+            return process
+        }
+        guard let running else { return }
+        await running.kill()
+        try? FileManager.default.removeItem(at: prefixDirectory)
+    }
+
+    private static func configuration(prefix: URL, certificates: TrustCertificates, ports: [Server: Int]) -> String {
+        let p = prefix.path
+        func server(
+            _ kind: Server, chain: String, key: String, extra: String = "", body: String = "ok\\n",
+            protocols: String = "TLSv1.2 TLSv1.3"
+        ) -> String {
+            """
+                server {
+                    listen 127.0.0.1:\(ports[kind] ?? 0) ssl http2;
+                    server_name localhost;
+                    ssl_certificate "\(chain)";
+                    ssl_certificate_key "\(key)";
+                    ssl_protocols \(protocols);
+            \(extra)
+                    location / { default_type text/plain; return 200 "\(body)"; }
+                }
+
+            """
+        }
+        let c = certificates
+        return """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid "\(p)/nginx.pid";
+            error_log "\(p)/logs/error.log" warn;
+            events { worker_connections 256; }
+            http {
+                log_format lines '$server_port $request';
+                access_log "\(p)/logs/access.log" lines;
+                client_body_temp_path "\(p)/tmp/body";
+                proxy_temp_path "\(p)/tmp/proxy";
+                fastcgi_temp_path "\(p)/tmp/fastcgi";
+                uwsgi_temp_path "\(p)/tmp/uwsgi";
+                scgi_temp_path "\(p)/tmp/scgi";
+            \(server(.good, chain: c.goodChain, key: c.goodKey))
+            \(server(.expired, chain: c.expiredChain, key: c.expiredKey))
+            \(server(.wrongHost, chain: c.wrongHostChain, key: c.wrongHostKey))
+            \(server(.selfSigned, chain: c.selfSigned, key: c.selfSignedKey))
+            \(server(.mutualTLS, chain: c.goodChain, key: c.goodKey,
+                     extra: "        ssl_client_certificate \"\(c.clientCA)\";\n        ssl_verify_client on;",
+                     body: "ok $ssl_client_s_dn\\n"))
+            \(server(.tls12Only, chain: c.goodChain, key: c.goodKey, body: "ok $ssl_protocol\\n", protocols: "TLSv1.2"))
+            }
+
+            """
+    }
+}
