@@ -4,8 +4,9 @@ import Foundation
 
 extension EasyHandlePool {
     /// Sets the TLS options of the trust policy for `url`'s host on `handle`, unless the
-    /// handle already has them, and returns the policy (nil when the session's trust is
-    /// uniform: libcurl's defaults, set when the handle was made, apply to every request).
+    /// handle already has them, and returns the policy. With a uniform configuration (no host
+    /// patterns) the options were set when the handle was made, and the policy is returned
+    /// only when it has a check to run after the handshake; otherwise nil, at no cost.
     ///
     /// Every TLS option a policy may change is set each time another policy is applied, so a
     /// pooled handle keeps nothing of an earlier one. libcurl only reuses a connection whose
@@ -18,9 +19,17 @@ extension EasyHandlePool {
         case .failure(let problem):
             throw CurlewError(.invalidRequest, "the session's trust configuration cannot be used: \(problem.message)", url: url)
         }
-        guard !resolved.isUniform else { return nil }
-        let policy = resolved.policy(forHost: url.host ?? "")
         let options = EasyOptions(handle: handle, url: url)
+        if resolved.isUniform {
+            // Applied when the handle was made (see `applyUniformTrust`).
+            guard let policy = resolved.policies.first else { return nil }
+            logIfInsecure(policy, url: url)
+            guard policy.postHandshakeCheck != nil else { return nil }
+            let userdata = Unmanaged.passUnretained(transfer).toOpaque()
+            try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata), "CURLOPT_PREREQDATA")
+            return policy
+        }
+        let policy = resolved.policy(forHost: url.host ?? "")
         if appliedTrustPolicy[handle] != policy.index {
             // Forget the old policy first: if setting the new one fails half way, the next
             // request sets it all again.
@@ -32,13 +41,26 @@ extension EasyHandlePool {
             let userdata = Unmanaged.passUnretained(transfer).toOpaque()
             try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata), "CURLOPT_PREREQDATA")
         }
-        if let reason = policy.insecureReason, url.scheme?.lowercased() == "https",
-            loggedInsecurePolicies.insert(policy.index).inserted
-        {
-            configuration.logger?.warning(
-                "Curlew: TLS certificate and host name checks are OFF for \(policy.scope): \(reason)")
-        }
+        logIfInsecure(policy, url: url)
         return policy
+    }
+
+    /// Sets a uniform trust configuration's policy on a new handle, unless libcurl's defaults
+    /// are that policy already.
+    func applyUniformTrust(on handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
+        guard case .success(let resolved) = trust, resolved.isUniform, let policy = resolved.policies.first,
+            !policy.isLibcurlDefault
+        else { return }
+        try apply(policy, EasyOptions(handle: handle, url: url))
+        appliedTrustPolicy[handle] = policy.index
+    }
+
+    /// Warns, once per session and policy, that a request goes out without any TLS checks.
+    private func logIfInsecure(_ policy: ResolvedTrustPolicy, url: URL) {
+        guard let reason = policy.insecureReason, url.scheme?.lowercased() == "https",
+            loggedInsecurePolicies.insert(policy.index).inserted
+        else { return }
+        configuration.logger?.warning("Curlew: TLS certificate and host name checks are OFF for \(policy.scope): \(reason)")
     }
 
     private func apply(_ policy: ResolvedTrustPolicy, _ options: EasyOptions) throws(CurlewError) {

@@ -52,6 +52,7 @@ final class EasyHandlePool {
         }
         do {
             try configureSessionOptions(handle, url: url)
+            try applyUniformTrust(on: handle, url: url)
         } catch {
             curl_easy_cleanup(handle)
             throw error

@@ -8,8 +8,8 @@ final class ResolvedTrust: Sendable {
     let policies: [ResolvedTrustPolicy]
     private let configuration: TrustConfiguration
     private let indexByPattern: [HostPattern: Int]
-    /// Whether every request can keep the options set when a handle is made (system trust,
-    /// no client certificate, no host policies): nothing is set per request then.
+    /// Whether one policy applies to every host (there are no host patterns): its options are
+    /// set once, when a handle is made, and nothing is set per request but the check's data.
     let isUniform: Bool
 
     init(_ configuration: TrustConfiguration) throws(TrustConfigurationProblem) {
@@ -25,7 +25,7 @@ final class ResolvedTrust: Sendable {
         }
         self.policies = policies
         self.indexByPattern = indexByPattern
-        isUniform = configuration.hosts.isEmpty && policies[0].isLibcurlDefault
+        isUniform = configuration.hosts.isEmpty
     }
 
     /// The policy for a request to `host`.
