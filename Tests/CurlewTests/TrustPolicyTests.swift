@@ -245,6 +245,21 @@ struct TrustPolicyTests {
         await session.shutdown()
     }
 
+    @Test func eachRedirectHopGetsItsHostsPolicy() async throws {
+        let bed = try TrustTestBedScope.bed()
+        let wrongPin = "sha256//" + Data(repeating: 9, count: 32).base64EncodedString()
+        let session = TrustTesting.session(TrustConfiguration(
+            default: .certificateAuthorities([.file(bed.certificates.caCertificate)]),
+            hosts: [.exact("127.0.0.1"): .publicKeys([wrongPin], validateChain: false)]))
+        let marker = UUID().uuidString
+        let error = try #require(await TrustTesting.failure(session, bed.url(.good, "/to-ip?m=\(marker)")))
+        #expect(error.kind == .untrustedServer, "\(error)")
+        #expect(error.url?.host == "127.0.0.1")
+        #expect(bed.received("/to-ip?m=\(marker)"), "the first hop was trusted and sent")
+        #expect(!bed.received("landed-\(marker)"), "the second hop must not be written")
+        await session.shutdown()
+    }
+
     @Test func cURLDescriptionShowsTrustFlagsButNoPassphrase() async throws {
         let bed = try TrustTestBedScope.bed()
         let pin = "sha256//" + (try bed.certificates.publicKeyDigest("good")).base64EncodedString()

@@ -5,6 +5,7 @@ import Synchronization
 /// wrong host, self-signed — and one that requires a client certificate (mTLS). Every server
 /// answers `ok` (the mTLS one adds the client's subject) and logs each request line it
 /// receives to an access log, so tests can prove a request never reached a server.
+/// `/to-ip?m=MARK` redirects to `https://127.0.0.1:<same port>/landed-MARK`.
 public final class TrustTestBed: Sendable {
     /// The servers, by the certificate they present.
     public enum Server: String, CaseIterable, Sendable {
@@ -110,6 +111,7 @@ public final class TrustTestBed: Sendable {
                     ssl_protocols \(protocols);
             \(extra)
                     location / { default_type text/plain; return 200 "\(body)"; }
+                    location = /to-ip { return 302 "https://127.0.0.1:$server_port/landed-$arg_m"; }
                 }
 
             """
