@@ -84,6 +84,21 @@ struct TrustConfigurationTests {
         }
     }
 
+    /// Policies govern TLS connections: plain HTTP to a pinned host goes through (the
+    /// after-handshake check has nothing to look at and must not fail the request).
+    @Test func plainHTTPIsNotSubjectToTrustPolicies() async throws {
+        let server = try await Fixtures.server()
+        for trust in [
+            TrustConfiguration(default: .publicKeys([pin], validateChain: false)),
+            TrustConfiguration(hosts: [.exact("127.0.0.1"): .custom { _ in .reject(reason: "never") }]),
+        ] {
+            let session = TrustTesting.session(trust)
+            let data = try await session.request(server.url("/bytes/10")).validate().data()
+            #expect(data.count == 10)
+            await session.shutdown()
+        }
+    }
+
     @Test func badHostPatternsAreClearErrors() async {
         for (pattern, expected) in [
             (HostPattern.wildcard("example.com"), "must start with '*.'"),
