@@ -22,6 +22,8 @@ final class EasyHandlePool {
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
     /// Handles whose proxy options a request overrode; the session's are set again on reuse.
     private var proxyOverridden: Set<UnsafeMutableRawPointer> = []
+    /// Handles that carried credentials, freed when they come back (see ``retireWhenReturned(_:)``).
+    private var retiring: Set<UnsafeMutableRawPointer> = []
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
         self.configuration = configuration
@@ -48,9 +50,19 @@ final class EasyHandlePool {
         return handle
     }
 
+    /// Marks a handle that carried credentials: ``recycle(_:)`` frees it instead of pooling it,
+    /// so that libcurl's authentication state (the method it picked, a Digest nonce) never
+    /// reaches another request.
+    func retireWhenReturned(_ handle: UnsafeMutableRawPointer) {
+        retiring.insert(handle)
+    }
+
     /// Returns a handle that is no longer in the multi handle.
     func recycle(_ handle: UnsafeMutableRawPointer) {
-        if idle.count < maximumIdle {
+        if !retiring.isEmpty, retiring.remove(handle) != nil {
+            proxyOverridden.remove(handle)
+            curl_easy_cleanup(handle)
+        } else if idle.count < maximumIdle {
             idle.append(handle)
         } else {
             proxyOverridden.remove(handle)
@@ -62,6 +74,7 @@ final class EasyHandlePool {
     func removeAll() {
         for handle in idle { curl_easy_cleanup(handle) }
         idle.removeAll()
+        retiring.removeAll()
         if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
         sessionHeaders = nil
     }
