@@ -434,7 +434,7 @@ final class RequestCore: Sendable {
         if conflict {
             throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
         }
-        let base = try build.get()
+        let base = try effectiveBuild.get()
         let validations = state.withLock { $0.validations }
         let request = try await chain().adapt(base, for: session)
         if let monitor {
