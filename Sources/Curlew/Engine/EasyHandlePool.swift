@@ -59,10 +59,10 @@ final class EasyHandlePool {
 
     /// Returns a handle that is no longer in the multi handle.
     func recycle(_ handle: UnsafeMutableRawPointer) {
-        if !retiring.isEmpty, retiring.remove(handle) != nil {
-            proxyOverridden.remove(handle)
-            curl_easy_cleanup(handle)
-        } else if idle.count < maximumIdle {
+        // A retired handle is freed like one the pool has no room for: by the same code, so that
+        // everything the pool remembers about the handle is forgotten with it.
+        let retired = !retiring.isEmpty && retiring.remove(handle) != nil
+        if !retired, idle.count < maximumIdle {
             idle.append(handle)
         } else {
             proxyOverridden.remove(handle)
