@@ -55,6 +55,21 @@ CURLcode curlew_multi_message_result(const CURLMsg *message) {
     return message->data.result;
 }
 
+const unsigned long curlew_CURLAUTH_BASIC = CURLAUTH_BASIC;
+const unsigned long curlew_CURLAUTH_DIGEST = CURLAUTH_DIGEST;
+const unsigned long curlew_CURLAUTH_NTLM = CURLAUTH_NTLM;
+const unsigned long curlew_CURLAUTH_NEGOTIATE = CURLAUTH_NEGOTIATE;
+const unsigned long curlew_CURLAUTH_ANY = CURLAUTH_ANY;
+const unsigned long curlew_CURLAUTH_ANYSAFE = CURLAUTH_ANYSAFE;
+int curlew_version_features(void) {
+    return curl_version_info(CURLVERSION_NOW)->features;
+}
+const char *curlew_version_string(void) {
+    return curl_version_info(CURLVERSION_NOW)->version;
+}
+const int curlew_CURL_VERSION_NTLM = CURL_VERSION_NTLM;
+const int curlew_CURL_VERSION_SPNEGO = CURL_VERSION_SPNEGO;
+
 const size_t curlew_CURL_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
 const size_t curlew_CURL_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
 const size_t curlew_CURL_READFUNC_ABORT = CURL_READFUNC_ABORT;

@@ -69,6 +69,8 @@ enum Router {
             return EchoRoutes.responseHeaders(request, allocator: allocator)
         case "basic-auth":
             return AccessRoutes.basicAuth(request, segments: segments, allocator: allocator)
+        case "digest-auth":
+            return DigestAuthRoutes.respond(request, segments: segments, state: state, allocator: allocator)
         case "bearer":
             return AccessRoutes.bearer(request, allocator: allocator)
         case "flaky":

@@ -144,6 +144,12 @@ public final class TestServer: Sendable {
         state.requestCount(path: path)
     }
 
+    /// The `Authorization` fields that requests to the Digest route at `path` carried, in
+    /// order; nil for a request without one (see ``DigestAuthRoutes``).
+    public func authorizations(path: String) -> [String?] {
+        state.digestNonces.authorizations(path: path)
+    }
+
     /// How many requests arrived so far, on any path.
     public var totalRequestCount: Int {
         state.totalRequestCount

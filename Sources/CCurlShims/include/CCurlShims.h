@@ -31,6 +31,20 @@ CURLSHcode curlew_share_setopt_long(CURLSH *share, CURLSHoption option, long val
 /// The `CURLMsg.data.result` member of a `CURLMSG_DONE` message.
 CURLcode curlew_multi_message_result(const CURLMsg *message);
 
+// HTTP authentication: CURLOPT_HTTPAUTH bits (casts in curl's macros keep them from Swift)
+// and the feature bits of the running libcurl.
+extern const unsigned long curlew_CURLAUTH_BASIC;
+extern const unsigned long curlew_CURLAUTH_DIGEST;
+extern const unsigned long curlew_CURLAUTH_NTLM;
+extern const unsigned long curlew_CURLAUTH_NEGOTIATE;
+extern const unsigned long curlew_CURLAUTH_ANY;
+extern const unsigned long curlew_CURLAUTH_ANYSAFE;
+/// `curl_version_info(CURLVERSION_NOW)->features` and `->version` of the libcurl in use.
+int curlew_version_features(void);
+const char *curlew_version_string(void);
+extern const int curlew_CURL_VERSION_NTLM;
+extern const int curlew_CURL_VERSION_SPNEGO;
+
 extern const size_t curlew_CURL_WRITEFUNC_PAUSE;
 extern const size_t curlew_CURL_READFUNC_PAUSE;
 extern const size_t curlew_CURL_READFUNC_ABORT;

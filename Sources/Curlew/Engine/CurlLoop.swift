@@ -220,6 +220,7 @@ final class CurlLoop: Sendable {
                 return
             }
             do {
+                defer { if transfer.context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
                 try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
                 transfer.context.trustPolicy = try handles.prepareTrust(on: handle, transfer: transfer, url: transfer.context.request.url)
                 try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)

@@ -28,6 +28,8 @@ final class EasyHandlePool {
     var appliedTrustPolicy: [UnsafeMutableRawPointer: Int] = [:]
     /// Policies without evaluation whose use was already logged.
     var loggedInsecurePolicies: Set<Int> = []
+    /// Handles that carried credentials, freed when they come back (see ``retireWhenReturned(_:)``).
+    private var retiring: Set<UnsafeMutableRawPointer> = []
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
         self.configuration = configuration
@@ -60,9 +62,19 @@ final class EasyHandlePool {
         return handle
     }
 
+    /// Marks a handle that carried credentials: ``recycle(_:)`` frees it instead of pooling it,
+    /// so that libcurl's authentication state (the method it picked, a Digest nonce) never
+    /// reaches another request.
+    func retireWhenReturned(_ handle: UnsafeMutableRawPointer) {
+        retiring.insert(handle)
+    }
+
     /// Returns a handle that is no longer in the multi handle.
     func recycle(_ handle: UnsafeMutableRawPointer) {
-        if idle.count < maximumIdle {
+        // A retired handle is freed like one the pool has no room for: by the same code, so that
+        // everything the pool remembers about the handle is forgotten with it.
+        let retired = !retiring.isEmpty && retiring.remove(handle) != nil
+        if !retired, idle.count < maximumIdle {
             idle.append(handle)
         } else {
             proxyOverridden.remove(handle)
@@ -76,6 +88,7 @@ final class EasyHandlePool {
         for handle in idle { curl_easy_cleanup(handle) }
         idle.removeAll()
         appliedTrustPolicy.removeAll()
+        retiring.removeAll()
         if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
         sessionHeaders = nil
     }

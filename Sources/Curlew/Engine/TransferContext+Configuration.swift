@@ -30,6 +30,7 @@ extension TransferContext {
         try configureProtocol(options)
         try configureMethodAndBody(options, transfer: transfer)
         try configureHeaders(options, sessionHeaders: sessionHeaders)
+        try configureAuthentication(options)
     }
 
     private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {

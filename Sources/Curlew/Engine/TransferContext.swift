@@ -49,6 +49,12 @@ final class TransferContext: @unchecked Sendable {
     var failure: CurlewError?
     /// The trust policy of the current hop, when the session's trust is not uniform.
     var trustPolicy: ResolvedTrustPolicy?
+    /// Whether this hop set credentials on the handle (see `configureAuthentication`).
+    var hopCarriesCredentials = false
+    /// A 401 on a hop with credentials, held back: libcurl may answer its challenge and send
+    /// the request again within the same transfer. It is the response only if no other head
+    /// follows — when its body starts, or the transfer ends.
+    private var heldChallenge: HTTPResponse?
 
     // Progress.
     let startInstant = ContinuousClock.now
@@ -95,6 +101,8 @@ final class TransferContext: @unchecked Sendable {
         headerBytes = 0
         finalHead = nil
         pendingRedirect = nil
+        heldChallenge = nil
+        hopCarriesCredentials = false
         body = Data()
         decoder = nil
         errorBuffer[0] = 0
@@ -136,6 +144,7 @@ final class TransferContext: @unchecked Sendable {
             fields.removeAll(keepingCapacity: true)
             fields.reserveCapacity(16)
             notes = HeadNotes()
+            heldChallenge = nil  // libcurl answered the challenge: this head replaces it.
             return line.count
         }
         guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
@@ -222,6 +231,10 @@ final class TransferContext: @unchecked Sendable {
                 return false
             }
         }
+        if statusCode == 401, hopCarriesCredentials {
+            heldChallenge = head
+            return true
+        }
         return acceptFinalHead(head, transfer: transfer)
     }
 
@@ -273,6 +286,11 @@ final class TransferContext: @unchecked Sendable {
 
     func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
         lastActivity = .now
+        // libcurl passes no body of a challenge it answers: a held 401 with a body is final.
+        if let held = heldChallenge, finalHead == nil, pendingRedirect == nil {
+            heldChallenge = nil
+            guard acceptFinalHead(held, transfer: transfer) else { return 0 }
+        }
         if pendingRedirect != nil || finalHead == nil { return bytes.count }
         if let decoder { return handleCodedBody(bytes, decoder: decoder, transfer: transfer) }
         if case .stream = mode {
@@ -449,6 +467,10 @@ final class TransferContext: @unchecked Sendable {
             return .finished(.failure(CurlewError(.transport, "internal: transfer without a handle", url: request.url)))
         }
         let metrics = TransferMetrics(handle: handle)
+        if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {
+            heldChallenge = nil
+            _ = acceptFinalHead(held, transfer: transfer)  // A failure is recorded and reported below.
+        }
         if pendingRedirect == nil || code != CURLE_OK { uploadPump?.stop() }
         if code == CURLE_OK, failure == nil, pendingRedirect == nil, let decoder {
             // libcurl saw the whole message; the coded stream inside it must have ended too.
@@ -482,7 +504,7 @@ final class TransferContext: @unchecked Sendable {
         let error = failure ?? CurlErrorMapping.error(
             for: code, message: String(cString: errorBuffer), context: self, metrics: metrics)
         let collected: Data? = if case .collect = mode, !body.isEmpty { body } else { nil }
-        return .finished(.failure(error.adding(url: request.url, head: finalHead, body: collected)))
+        return .finished(.failure(error.adding(url: request.url, head: finalHead ?? heldChallenge, body: collected)))
     }
 
     /// The final 100 % of each direction, unless the last throttled event already said so.

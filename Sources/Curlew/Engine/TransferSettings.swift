@@ -20,6 +20,10 @@ struct TransferSettings: Sendable {
     var reportsProgress: Bool
     /// Where cookies are read from and stored at each hop; nil when cookies are off.
     var cookieJar: CookieJar?
+    /// The request's own credentials, for the origin of its URL.
+    var credential: HTTPCredential?
+    /// The session's credentials, by origin.
+    var credentials: CredentialStore
 
     init(configuration: SessionConfiguration, options: RequestOptions, reportsProgress: Bool) {
         timeouts = options.timeouts.merged(over: configuration.timeouts)
@@ -36,6 +40,8 @@ struct TransferSettings: Sendable {
         streamBufferSize = configuration.streamBufferSize
         self.reportsProgress = reportsProgress
         cookieJar = configuration.cookieJar
+        credential = options.credential
+        credentials = configuration.credentials
     }
 }
 

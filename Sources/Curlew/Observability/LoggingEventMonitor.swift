@@ -17,7 +17,8 @@ import Logging
 ///
 /// Secrets are redacted by default: the values of `Authorization`, `Proxy-Authorization`,
 /// `Cookie` and `Set-Cookie`, a password in the URL, and — in form and JSON bodies — fields
-/// such as `access_token`, `refresh_token` and `client_secret`.
+/// such as `access_token`, `refresh_token` and `client_secret`. The password of a request's
+/// ``HTTPCredential`` is never logged: with ``Detail/headers`` its method and user name are.
 public struct LoggingEventMonitor: EventMonitor {
     /// How much is logged.
     public enum Detail: Int, Sendable, Comparable {
@@ -77,7 +78,13 @@ public struct LoggingEventMonitor: EventMonitor {
     public func request(_ id: RequestID, didStart request: OutgoingRequest, attempt: Int) {
         var text = "→ \(request.method.rawValue) \(redacted(request.url))"
         if attempt > 1 { text += " (attempt \(attempt))" }
-        if detail >= .headers { text += lines(request.headerFields) }
+        if detail >= .headers {
+            text += lines(request.headerFields)
+            if let credential = request.options.credential {
+                // The password is never logged, whatever the redaction sets say.
+                text += "\n  (authentication: \(credential.method) as \(credential.username.debugDescription), password <redacted>)"
+            }
+        }
         if detail >= .everything, let body = request.body {
             switch body.storage {
             case .data(let data): text += "\n" + render(data, contentType: request.headerFields[.contentType])

@@ -3,8 +3,9 @@ import HTTPTypes
 
 /// Renders a request as a `curl` command line for a POSIX shell.
 ///
-/// Secrets are not repeated: a password in the URL and the credentials of `Authorization`,
-/// `Proxy-Authorization` and `Cookie` are replaced by `***` (see ``Redaction``).
+/// Secrets are not repeated: a password in the URL, the password of HTTP authentication
+/// (`-u 'user:***'`) and the credentials of `Authorization`, `Proxy-Authorization` and
+/// `Cookie` are replaced by `***` (see ``Redaction``).
 enum CURLCommand {
     /// The proxy as curl's options: `-x` and `-U` with the password shown as `***`.
     private static func proxyArguments(_ proxy: ProxyConfiguration) -> [String] {
@@ -71,6 +72,10 @@ enum CURLCommand {
         if configuration.automaticDecompression { parts.append("--compressed") }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy)
         parts += proxyArguments(request.options.proxy ?? configuration.proxy)
+        if let credential = request.options.credential ?? configuration.credentials.credential(for: request.url) {
+            // The password is never repeated: `-u 'user:***'`.
+            parts += ["-u", quote(credential.username + ":" + Redaction.placeholder), credential.method.curlFlag]
+        }
         let fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
         var shown = HTTPFields()

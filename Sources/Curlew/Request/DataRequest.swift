@@ -45,6 +45,31 @@ public final class DataRequest: Sendable {
         return self
     }
 
+    /// Authenticates with a user name and password through libcurl (Alamofire's
+    /// `authenticate(username:password:)`), instead of the session's
+    /// ``SessionConfiguration/credentials``.
+    ///
+    /// With ``HTTPAuthenticationMethod/any`` (the default) the first request goes without
+    /// credentials and libcurl answers the server's challenge with the safest scheme it offers;
+    /// ``HTTPAuthenticationMethod/basic`` sends them at once. The credentials go only to the
+    /// origin (scheme, host and port) of the request's URL, never to a redirect target
+    /// elsewhere. Bad input (an empty user name; CR, LF or NUL; ':' in a user name for Basic; a
+    /// method the installed libcurl lacks) fails the request with
+    /// ``CurlewError/Kind/invalidRequest`` when it is consumed.
+    @discardableResult
+    public func authenticate(
+        username: String, password: String, method: HTTPAuthenticationMethod = .any
+    ) -> Self {
+        authenticate(with: HTTPCredential(username: username, password: password, method: method))
+    }
+
+    /// Authenticates with `credential`; see ``authenticate(username:password:method:)``.
+    @discardableResult
+    public func authenticate(with credential: HTTPCredential) -> Self {
+        core.setCredential(credential)
+        return self
+    }
+
     /// Adds an interceptor for this request only; it runs after the session's.
     @discardableResult
     public func intercept(with interceptor: any RequestInterceptor) -> Self {
@@ -142,6 +167,6 @@ public final class DataRequest: Sendable {
     /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell,
     /// with the password of the URL and credential headers replaced by `***`.
     public func cURLDescription() -> String {
-        CURLCommand.describe(core.build, configuration: core.session.configuration)
+        CURLCommand.describe(core.effectiveBuild, configuration: core.session.configuration)
     }
 }

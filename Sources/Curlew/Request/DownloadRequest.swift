@@ -33,6 +33,22 @@ public final class DownloadRequest: Sendable {
         return self
     }
 
+    /// Authenticates with a user name and password through libcurl; see
+    /// ``DataRequest/authenticate(username:password:method:)``.
+    @discardableResult
+    public func authenticate(
+        username: String, password: String, method: HTTPAuthenticationMethod = .any
+    ) -> Self {
+        authenticate(with: HTTPCredential(username: username, password: password, method: method))
+    }
+
+    /// Authenticates with `credential`; see ``DataRequest/authenticate(username:password:method:)``.
+    @discardableResult
+    public func authenticate(with credential: HTTPCredential) -> Self {
+        core.setCredential(credential)
+        return self
+    }
+
     /// The response, whose value is the file's final location.
     public var response: Response<URL> {
         get async throws(CurlewError) {
@@ -66,6 +82,6 @@ public final class DownloadRequest: Sendable {
     /// A `curl` command that repeats this request, quoted for a POSIX shell, with the password
     /// of the URL and credential headers replaced by `***`.
     public func cURLDescription() -> String {
-        CURLCommand.describe(core.build, configuration: core.session.configuration)
+        CURLCommand.describe(core.effectiveBuild, configuration: core.session.configuration)
     }
 }

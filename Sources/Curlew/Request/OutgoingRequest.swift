@@ -75,6 +75,10 @@ public struct RequestOptions: Sendable {
     public var httpVersion: HTTPVersionPreference?
     /// The proxy for this request instead of the session's.
     public var proxy: ProxyConfiguration?
+    /// Credentials for HTTP authentication, used instead of the session's
+    /// ``SessionConfiguration/credentials``, and only at the origin (scheme, host and port) of
+    /// the request's URL: a redirect to another origin goes without them.
+    public var credential: HTTPCredential?
 
     /// Creates options that override nothing.
     public init() {}

@@ -35,6 +35,8 @@ final class RequestCore: Sendable {
         var phase = Phase.idle
         var validations: [ResponseValidation] = []
         var interceptors: [any RequestInterceptor] = []
+        /// Set by `authenticate`; overrides the build's ``RequestOptions/credential``.
+        var credential: HTTPCredential?
         var transfer: Transfer?
         var cancelReason: CurlewError?
         /// The wait before a retry, so that `cancel()` ends it at once.
@@ -78,6 +80,21 @@ final class RequestCore: Sendable {
 
     func addInterceptor(_ interceptor: any RequestInterceptor) {
         state.withLock { $0.interceptors.append(interceptor) }
+    }
+
+    /// Credentials for this request's origin; they apply to attempts that start afterwards.
+    func setCredential(_ credential: HTTPCredential) {
+        state.withLock { $0.credential = credential }
+    }
+
+    /// The request as built, with the credentials `authenticate` gave.
+    var effectiveBuild: Result<OutgoingRequest, CurlewError> {
+        guard let credential = state.withLock({ $0.credential }) else { return build }
+        return build.map { request in
+            var request = request
+            request.options.credential = credential
+            return request
+        }
     }
 
     // MARK: Collected results
@@ -227,7 +244,7 @@ final class RequestCore: Sendable {
     /// go round again when one says so. Attempts are numbered from `firstAttempt`.
     private func runPipeline(firstAttempt: Int) async -> Result<Completed, CurlewError> {
         let base: OutgoingRequest
-        switch build {
+        switch effectiveBuild {
         case .success(let request): base = request
         case .failure(let error):
             monitor.map { $0.monitor.request($0.id, didFinish: nil, with: .failure(error), attempts: 0) }
@@ -417,7 +434,7 @@ final class RequestCore: Sendable {
         if conflict {
             throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
         }
-        let base = try build.get()
+        let base = try effectiveBuild.get()
         let validations = state.withLock { $0.validations }
         let request = try await chain().adapt(base, for: session)
         if let monitor {

@@ -46,6 +46,9 @@ public struct SessionConfiguration: Sendable {
     /// The cookie store: cookies are sent and stored at every redirect hop. Nil (the default)
     /// disables cookies. One jar may be shared by several sessions.
     public var cookieJar: CookieJar?
+    /// Credentials for HTTP authentication by origin (scheme, host and port), for requests
+    /// that bring none of their own; each goes only to its own origin, also across redirects.
+    public var credentials = CredentialStore()
     /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
     /// the order they are called.
     public var eventMonitors: [any EventMonitor] = []
