@@ -12,11 +12,12 @@ if grep -rnE '(^|[^A-Za-z])(Process\(\)|Process\.run\(|Pipe\(\))' Tests --includ
 fi
 swift build --build-tests
 # Tests whose names contain "Memory" measure the resident memory of the test process, which
-# every test shares, and those with "Timing" hold a drip against a time limit; both run
-# afterwards, one at a time, so no other test's allocations or load count.
+# every test shares, those with "Threads" count the process's threads, which every session adds
+# to, and those with "Timing" hold a drip against a time limit; they run afterwards, one at a
+# time, so no other test's allocations, sessions or load count.
 # The tests run with proxies exported to a dead address: every test talks to loopback servers,
 # which Curlew never sends through an environment proxy, and the tools the tests start get an
 # environment without them. A test that leaks through a proxy fails here, not on a user's machine.
 export http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 all_proxy=socks5://127.0.0.1:9
-swift test --skip-build --skip 'Memory|Timing' "$@"
-swift test --skip-build --no-parallel --filter 'Memory|Timing' "$@"
+swift test --skip-build --skip 'Memory|Timing|Threads' "$@"
+swift test --skip-build --no-parallel --filter 'Memory|Timing|Threads' "$@"

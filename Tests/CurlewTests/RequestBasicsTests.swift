@@ -228,7 +228,8 @@ struct RequestBasicsTests {
         #expect(echo.body == "payload")
     }
 
-    @Test func thousandConcurrentRequestsOnOneSession() async throws {
+    /// Counts the process's threads: runs in the serial phase ("Threads" in its name).
+    @Test func thousandConcurrentRequestsOnOneSessionAddNoThreads() async throws {
         let server = try await Fixtures.server()
         let own = Session()
         let threadsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count

@@ -20,7 +20,7 @@ struct TrustPolicyTests {
         let error = try #require(
             await TrustTesting.failure(session, bed.url(server, marker, host: host)), sourceLocation: sourceLocation)
         #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
-        #expect(!bed.received(marker), "the request reached nginx", sourceLocation: sourceLocation)
+        #expect(try await !bed.receivedBefore(barrierOn: server, marker), "the request reached nginx", sourceLocation: sourceLocation)
         return error
     }
 
@@ -31,7 +31,7 @@ struct TrustPolicyTests {
         let marker = TrustTesting.marker("accepted")
         let body = try await TrustTesting.text(session, bed.url(server, marker, host: host))
         #expect(body.hasPrefix("ok"), sourceLocation: sourceLocation)
-        #expect(bed.received(marker), "the control request is not in the access log", sourceLocation: sourceLocation)
+        #expect(await bed.received(marker), "the control request is not in the access log", sourceLocation: sourceLocation)
     }
 
     @Test func systemTrustRejectsAPrivateCA() async throws {
@@ -255,8 +255,8 @@ struct TrustPolicyTests {
         let error = try #require(await TrustTesting.failure(session, bed.url(.good, "/to-ip?m=\(marker)")))
         #expect(error.kind == .untrustedServer, "\(error)")
         #expect(error.url?.host == "127.0.0.1")
-        #expect(bed.received("/to-ip?m=\(marker)"), "the first hop was trusted and sent")
-        #expect(!bed.received("landed-\(marker)"), "the second hop must not be written")
+        #expect(await bed.received("/to-ip?m=\(marker)"), "the first hop was trusted and sent")
+        #expect(try await !bed.receivedBefore(barrierOn: .good, "landed-\(marker)"), "the second hop must not be written")
         await session.shutdown()
     }
 

@@ -44,9 +44,29 @@ public final class TrustTestBed: Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// Whether a request whose target contains `marker` reached any server.
-    public func received(_ marker: String) -> Bool {
-        receivedRequestLines().contains { $0.contains(marker) }
+    /// Whether a request whose target contains `marker` reached any server, waiting up to
+    /// `timeout` for it: nginx writes a request's log line after sending its response, so a
+    /// client can see the response first.
+    public func received(_ marker: String, within timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if receivedRequestLines().contains(where: { $0.contains(marker) }) { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Whether a request whose target contains `marker` reached any server, with certainty:
+    /// sends a request to `server` through `curl --insecure` afterwards and waits for its log
+    /// line. nginx (one worker) handles requests in the order they arrive and logs each when it
+    /// ends, so a `marker` request that had been written would be in the log by then.
+    public func receivedBefore(barrierOn server: Server, _ marker: String) async throws -> Bool {
+        let barrier = "/barrier-\(UUID().uuidString)"
+        _ = try await ChildProcess.run(
+            "/usr/bin/curl", ["--silent", "--insecure", "--noproxy", "*", "--output", "/dev/null", "\(url(server, barrier))"],
+            in: prefixDirectory)
+        guard await received(barrier) else { throw TestServerError("the barrier request \(barrier) never reached nginx") }
+        return receivedRequestLines().contains { $0.contains(marker) }
     }
 
     public static func start() async throws -> TrustTestBed {
