@@ -19,6 +19,7 @@ extension EasyHandlePool {
         case .failure(let problem):
             throw CurlewError(.invalidRequest, "the session's trust configuration cannot be used: \(problem.message)", url: url)
         }
+        if resolved.isUniform && !resolved.uniformPolicyActsPerRequest { return nil }
         let options = EasyOptions(handle: handle, url: url)
         if resolved.isUniform {
             // Applied when the handle was made (see `applyUniformTrust`).

@@ -13,16 +13,16 @@ extension TransferContext {
 
     /// Sets or clears `CURLOPT_HTTPAUTH`, `CURLOPT_USERNAME` and `CURLOPT_PASSWORD` for this hop.
     ///
-    /// Cleared on every hop without credentials, as every per-request option is. libcurl also
-    /// keeps authentication state that no option resets (the method it picked, a Digest nonce),
-    /// so a handle that carried credentials is not pooled again: ``hopCarriesCredentials`` tells
-    /// the curl loop to retire it (see ``EasyHandlePool/retireWhenReturned(_:)``).
+    /// libcurl keeps authentication state that no option resets (the method it picked, a
+    /// Digest nonce), so a handle that carried credentials is never pooled again:
+    /// ``hopCarriesCredentials`` tells the curl loop to free it (see
+    /// ``EasyHandlePool/retireWhenReturned(_:)``), also between the hops of one request, which
+    /// each take a handle. A hop without credentials therefore always has a handle that never
+    /// had any, and sets nothing (libcurl's defaults: no user, no password, Basic): the common
+    /// request pays nothing for authentication.
     func configureAuthentication(_ options: EasyOptions) throws(CurlewError) {
         guard let credential = hopCredential else {
             hopCarriesCredentials = false
-            try options.set(CURLOPT_HTTPAUTH, Int(bitPattern: curlew_CURLAUTH_BASIC))
-            try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_USERNAME, nil), "CURLOPT_USERNAME")
-            try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_PASSWORD, nil), "CURLOPT_PASSWORD")
             return
         }
         try credential.validate(url: request.url)

@@ -11,6 +11,9 @@ final class ResolvedTrust: Sendable {
     /// Whether one policy applies to every host (there are no host patterns): its options are
     /// set once, when a handle is made, and nothing is set per request but the check's data.
     let isUniform: Bool
+    /// Whether a uniform configuration still has work per request: a check after the
+    /// handshake, or a warning to log.
+    let uniformPolicyActsPerRequest: Bool
 
     init(_ configuration: TrustConfiguration) throws(TrustConfigurationProblem) {
         self.configuration = configuration
@@ -26,6 +29,7 @@ final class ResolvedTrust: Sendable {
         self.policies = policies
         self.indexByPattern = indexByPattern
         isUniform = configuration.hosts.isEmpty
+        uniformPolicyActsPerRequest = policies[0].postHandshakeCheck != nil || policies[0].insecureReason != nil
     }
 
     /// The policy for a request to `host`.
