@@ -123,7 +123,7 @@ struct MultipartFormDataTests {
         #expect(try await SerializationTestSupport.collect(streamed) == inMemory)
 
         var sizes: [Int] = []
-        for try await chunk in MultipartBodySequence(segments: form.segments()) { sizes.append(chunk.count) }
+        for try await chunk in form.bodySequence() { sizes.append(chunk.count) }
         #expect(sizes.allSatisfy { $0 > 0 && $0 <= MultipartBodySequence.chunkSize })
         #expect(sizes.reduce(0, +) == inMemory.count)
     }

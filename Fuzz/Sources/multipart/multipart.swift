@@ -83,7 +83,7 @@ func parseBody(_ body: [UInt8], boundary: String) -> [(headers: String, content:
 struct Mismatch: Error {}
 
 func stream(_ form: MultipartFormData) -> Result<[UInt8], CurlewError> {
-    let sequence = MultipartBodySequence(segments: form.segments())
+    let sequence = form.bodySequence()
     return runBlocking {
         var bytes: [UInt8] = []
         do {

@@ -20,8 +20,9 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
     }
 
     let segments: [Segment]
-    /// `--` and a caller-chosen boundary, which file and stream content must not contain.
-    var guardedDelimiter: Data?
+    /// `--` and a caller-chosen boundary, which file and stream content must not contain (nil
+    /// for a random boundary). No default: every body says which it has.
+    let guardedDelimiter: Data?
 
     /// Returns an iterator that starts at the first byte.
     func makeAsyncIterator() -> Iterator { Iterator(segments: segments, guardedDelimiter: guardedDelimiter) }

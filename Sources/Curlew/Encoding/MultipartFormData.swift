@@ -166,10 +166,15 @@ public struct MultipartFormData: Sendable {
     ///   file cannot be read or changed size, for in-memory encoding.
     public func makeBody(inMemoryThreshold: Int64 = defaultInMemoryThreshold) throws(CurlewError) -> RequestBody {
         if isStreamed(inMemoryThreshold: inMemoryThreshold) {
-            let sequence = MultipartBodySequence(segments: segments(), guardedDelimiter: guardedDelimiter)
+            let sequence = bodySequence()
             return .stream(length: contentLength) { sequence }
         }
         return .data(try encodedData())
+    }
+
+    /// The streamed body, checked against the caller's boundary when there is one.
+    func bodySequence() -> MultipartBodySequence {
+        MultipartBodySequence(segments: segments(), guardedDelimiter: guardedDelimiter)
     }
 
     /// Sets the body (see ``makeBody(inMemoryThreshold:)``) and the `Content-Type` with the
