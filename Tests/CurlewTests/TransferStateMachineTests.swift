@@ -13,7 +13,7 @@ struct TransferStateMachineTests {
         let url = URL(string: "http://127.0.0.1/")!
         return TransferOutcome(
             request: OutgoingRequest(url: url), url: url, head: HTTPResponse(status: .ok), body: Data("x".utf8),
-            fileURL: nil, metrics: .zero, redirects: [])
+            metrics: .zero, redirects: [])
     }
 
     @Test func startsOnce() {
