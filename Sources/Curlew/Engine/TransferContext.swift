@@ -69,6 +69,9 @@ final class TransferContext: @unchecked Sendable {
     // paused because its consumer (or its upload producer) is behind, which is not idleness.
     private(set) var lastActivity = ContinuousClock.now
     private(set) var isWaitingOnConsumer = false
+    /// Whether the owner suspended the transfer (`Request.suspend()`): set by the curl loop's
+    /// commands; the body callbacks refuse bytes with a pause meanwhile.
+    var isSuspended = false
 
     static let maximumHeaderBytes = 256 << 10
     /// The most a collected body reserves from `Content-Length` before its bytes arrive; a
@@ -285,6 +288,7 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Body
 
     func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        if isSuspended { return Int(curlew_CURL_WRITEFUNC_PAUSE) }
         lastActivity = .now
         // libcurl passes no body of a challenge it answers: a held 401 with a body is final.
         if let held = heldChallenge, finalHead == nil, pendingRedirect == nil {
@@ -376,6 +380,7 @@ final class TransferContext: @unchecked Sendable {
     /// the server as the start of another request on a kept-alive connection), and a body
     /// that ends short of it fails at once instead of leaving the server waiting.
     func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if isSuspended { return Int(curlew_CURL_READFUNC_PAUSE) }
         lastActivity = .now
         guard let length = uploadLength else { return readBody(into: buffer, remaining: nil) }
         let remaining = length - uploadedBytes
@@ -484,18 +489,11 @@ final class TransferContext: @unchecked Sendable {
             guard let head = finalHead else {
                 return .finished(.failure(CurlewError(.malformedResponse, "the server sent no response head", url: request.url)))
             }
-            var fileURL: URL?
-            if let downloadFile {
-                do {
-                    fileURL = try downloadFile.commit()
-                    self.downloadFile = nil
-                } catch {
-                    return .finished(.failure(error.adding(url: request.url, head: head)))
-                }
-            }
+            let pending = downloadFile?.finishWriting()
+            downloadFile = nil
             emitFinalProgress(metrics: metrics, transfer: transfer)
             let outcome = TransferOutcome(
-                request: request, url: request.url, head: head, body: body, fileURL: fileURL,
+                request: request, url: request.url, head: head, body: body, pendingDownload: pending,
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }
