@@ -6,7 +6,7 @@ import TestServer
 
 /// `Expect: 100-continue`: who asks, and what happens when the server answers 100, refuses with
 /// 417 or says nothing. Each server is a ``WireServer`` that records the bytes as they arrived.
-@Suite("Expect: 100-continue")
+@Suite("Expect: 100-continue", .timeLimit(.minutes(1)))
 struct ExpectContinueTests {
     private static let body = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
 
