@@ -17,8 +17,9 @@ extension TransferContext {
         let options = EasyOptions(handle: handle, url: request.url)
         let userdata = Unmanaged.passUnretained(transfer).toOpaque()
 
-        unixSocket = try UnixSocketRoute.resolve(request)
-        try options.set(CURLOPT_URL, unixSocket?.curlURL ?? request.url.absoluteString)
+        let urlText = request.url.absoluteString
+        unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText)
+        try options.set(CURLOPT_URL, unixSocket?.curlURL ?? urlText)
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PRIVATE, userdata), "CURLOPT_PRIVATE")
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata), "CURLOPT_WRITEDATA")

@@ -17,10 +17,10 @@ struct UnixSocketRoute: Sendable, Equatable {
     static let maximumPathLength = 107
 
     /// The route of `request`'s hop, or nil for a hop over TCP. The common case costs a look at
-    /// the option and at one byte of the URL.
-    static func resolve(_ request: OutgoingRequest) throws(CurlewError) -> UnixSocketRoute? {
+    /// the option and at the first bytes of the URL (`urlText`, its `absoluteString`).
+    static func resolve(_ request: OutgoingRequest, urlText: String? = nil) throws(CurlewError) -> UnixSocketRoute? {
         let option = request.options.unixSocketPath
-        let text = request.url.absoluteString
+        let text = urlText ?? request.url.absoluteString
         let inURL = hasUnixScheme(text)
         guard option != nil || inURL else { return nil }
         guard inURL else {
