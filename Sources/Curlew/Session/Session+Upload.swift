@@ -33,9 +33,9 @@ extension Session {
     /// them, with a POST (or `method`) request; sent chunked when `length` is nil.
     ///
     /// The sequence is read once: a retry or a redirect that must send the body again fails
-    /// with ``CurlewError/Kind/bodyNotReplayable``. To allow them, pass a
-    /// ``RequestBody/stream(length:_:)`` body, made fresh for each attempt, to
-    /// ``upload(_:to:method:headers:options:)-(RequestBody,_,_,_,_)``.
+    /// with ``CurlewError/Kind/bodyNotReplayable``. To allow them, upload a
+    /// ``RequestBody/stream(length:_:)`` body, whose factory makes the sequence afresh for each
+    /// attempt, with the `RequestBody` overload of `upload`.
     public nonisolated func upload<S: AsyncSequence & Sendable>(
         _ stream: S, length: Int64? = nil, to url: some URLConvertible, method: HTTPRequest.Method = .post,
         headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
