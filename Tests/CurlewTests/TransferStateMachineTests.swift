@@ -13,7 +13,7 @@ struct TransferStateMachineTests {
         let url = URL(string: "http://127.0.0.1/")!
         return TransferOutcome(
             request: OutgoingRequest(url: url), url: url, head: HTTPResponse(status: .ok), body: Data("x".utf8),
-            fileURL: nil, metrics: .zero, redirects: [])
+            metrics: .zero, redirects: [])
     }
 
     @Test func startsOnce() {
@@ -164,5 +164,49 @@ struct TransferStateMachineTests {
             Issue.record("expected abort")
             return
         }
+    }
+
+    // MARK: Suspending and resuming
+
+    @Test func aSuspensionBeforeTheStartDefersItUntilResumed() {
+        var machine = TransferStateMachine()
+        #expect(machine.suspend() == .deferStart)
+        #expect(machine.start() == .none, "a consumer's start waits")
+        #expect(machine.phase == .idle)
+        #expect(machine.resume() == .submit, "the deferred start happens on resumption")
+        #expect(machine.phase == .running)
+        #expect(machine.start() == .none)
+    }
+
+    @Test func resumingWhatNobodyStartedStartsNothing() {
+        var machine = TransferStateMachine()
+        _ = machine.suspend()
+        #expect(machine.resume() == .none)
+        #expect(machine.phase == .idle)
+        #expect(machine.start() == .submit, "not suspended any more: the start goes ahead")
+    }
+
+    @Test func aRunningTransferIsPausedAndResumedOnTheLoopOnce() {
+        var machine = TransferStateMachine()
+        _ = machine.start()
+        #expect(machine.resume() == .none, "not suspended")
+        #expect(machine.suspend() == .pauseOnLoop)
+        #expect(machine.suspend() == .none, "suspending twice is suspending once")
+        #expect(machine.resume() == .resumeOnLoop)
+        #expect(machine.resume() == .none)
+    }
+
+    @Test func aFinishedTransferIgnoresSuspendAndResume() {
+        var machine = TransferStateMachine()
+        _ = machine.start()
+        _ = machine.suspend()
+        _ = machine.finish(.success(outcome()))
+        #expect(machine.resume() == .none)
+        #expect(machine.suspend() == .none)
+        var cancelled = TransferStateMachine()
+        _ = cancelled.suspend()
+        _ = cancelled.cancel(error)
+        #expect(cancelled.phase == .finished, "a cancel is not held up by a suspension")
+        #expect(cancelled.resume() == .none)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 
 /// A local nginx serving HTTPS with HTTP/2 (and optionally plain HTTP/1.1) on random loopback
 /// ports, with a freshly generated certificate, for TLS, pinning and HTTP/2 tests.
@@ -47,16 +46,16 @@ public final class NginxServer: Sendable {
     /// The server public key pin, `sha256//BASE64`, such as curl's `--pinnedpubkey`.
     public var publicKeyPin: String { certificates.publicKeyPin }
 
-    private let process: Mutex<NginxProcess?>
+    private let instance: NginxInstance
 
     private init(
-        process: NginxProcess, port: Int, plainPort: Int?, certificates: TestCertificates,
+        instance: NginxInstance, port: Int, plainPort: Int?, certificates: TestCertificates,
         prefixDirectory: URL, documentRoot: URL
     ) throws {
         guard let baseURL = URL(string: "https://localhost:\(port)"),
             let ipBaseURL = URL(string: "https://127.0.0.1:\(port)")
         else { throw TestServerError("cannot form URLs for port \(port)") }
-        self.process = Mutex(process)
+        self.instance = instance
         self.port = port
         self.baseURL = baseURL
         self.ipBaseURL = ipBaseURL
@@ -65,15 +64,6 @@ public final class NginxServer: Sendable {
         self.certificates = certificates
         self.prefixDirectory = prefixDirectory
         self.documentRoot = documentRoot
-    }
-
-    deinit {
-        // A server that was never stopped must not outlive the tests.
-        let running = process.withLock { $0 }
-        if let running {
-            running.cutLifeline()
-            try? FileManager.default.removeItem(at: prefixDirectory)
-        }
     }
 
     /// The URL of `pathAndQuery` (such as `/small`) on ``baseURL``.
@@ -117,27 +107,15 @@ public final class NginxServer: Sendable {
                 throw TestServerError("the document root \(root.path) contains characters nginx cannot take")
             }
             let fixed = try writeFixedResponses(fixedResponses, in: prefix.appendingPathComponent("fixed"))
-            var lastError: (any Error)?
-            // A port chosen free may be taken before nginx binds it; try a few times.
-            for _ in 0..<5 {
-                let port = try freeLoopbackPort()
-                var plainPort = plainHTTP ? try freeLoopbackPort() : nil
-                while plainPort == port {
-                    plainPort = try freeLoopbackPort()
-                }
-                let configuration = NginxConfiguration(
-                    prefix: prefix, root: root, port: port, plainPort: plainPort,
-                    certificates: certificates, fixedLocations: fixed)
-                do {
-                    let process = try await launch(configuration)
-                    return try NginxServer(
-                        process: process, port: port, plainPort: plainPort, certificates: certificates,
-                        prefixDirectory: prefix, documentRoot: root)
-                } catch let error as TestServerError where error.description.contains("Address already in use") {
-                    lastError = error
-                }
+            let instance = try await NginxInstance.start(prefix: prefix, portCount: plainHTTP ? 2 : 1) { ports in
+                NginxConfiguration(
+                    prefix: prefix, root: root, port: ports[0], plainPort: plainHTTP ? ports[1] : nil,
+                    certificates: certificates, fixedLocations: fixed
+                ).text
             }
-            throw lastError ?? TestServerError("nginx did not start")
+            return try NginxServer(
+                instance: instance, port: instance.ports[0], plainPort: plainHTTP ? instance.ports[1] : nil,
+                certificates: certificates, prefixDirectory: prefix, documentRoot: root)
         } catch {
             try? FileManager.default.removeItem(at: prefix)
             throw error
@@ -147,13 +125,7 @@ public final class NginxServer: Sendable {
     /// Stops nginx (SIGKILL; see `NginxProcess`) and removes the prefix directory. Calling it
     /// again does nothing.
     public func stop() async {
-        let running = process.withLock { process in
-            defer { process = nil }
-            return process
-        }
-        guard let running else { return }
-        await running.kill()
-        try? FileManager.default.removeItem(at: prefixDirectory)
+        await instance.stop()
     }
 
     // MARK: Starting
@@ -188,12 +160,6 @@ public final class NginxServer: Sendable {
         } catch {
             throw TestServerError("cannot write fixed responses in \(directory.path): \(error)")
         }
-    }
-
-    /// Starts nginx with `configuration` and waits until its ports accept connections.
-    private static func launch(_ configuration: NginxConfiguration) async throws -> NginxProcess {
-        let ports = [configuration.port] + (configuration.plainPort.map { [$0] } ?? [])
-        return try await launch(text: configuration.text, prefix: configuration.prefix, ports: ports)
     }
 
     /// Starts nginx with the configuration `text` in `prefix` and waits until `ports` accept

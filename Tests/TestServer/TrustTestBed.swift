@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One nginx with an HTTPS server per certificate of ``TrustCertificates`` — good, expired,
 /// wrong host, self-signed — and one that requires a client certificate (mTLS). Every server
@@ -15,18 +14,13 @@ public final class TrustTestBed: Sendable {
     public let certificates: TrustCertificates
     public let prefixDirectory: URL
     private let ports: [Server: Int]
-    private let process: Mutex<NginxProcess?>
+    private let instance: NginxInstance
 
-    private init(certificates: TrustCertificates, prefixDirectory: URL, ports: [Server: Int], process: NginxProcess) {
+    private init(certificates: TrustCertificates, instance: NginxInstance) {
         self.certificates = certificates
-        self.prefixDirectory = prefixDirectory
-        self.ports = ports
-        self.process = Mutex(process)
-    }
-
-    deinit {
-        let running = process.withLock { $0 }
-        running?.cutLifeline()
+        self.prefixDirectory = instance.prefixDirectory
+        self.ports = Dictionary(uniqueKeysWithValues: zip(Server.allCases, instance.ports))
+        self.instance = instance
     }
 
     public func port(_ server: Server) -> Int { ports[server] ?? 0 }
@@ -82,23 +76,10 @@ public final class TrustTestBed: Sendable {
         }
         do {
             let certificates = try await TrustCertificates.generate(in: prefix.appendingPathComponent("tls"))
-            var lastError: (any Error)?
-            for _ in 0..<5 {
-                var ports: [Server: Int] = [:]
-                for server in Server.allCases {
-                    var port = try NginxServer.freeLoopbackPort()
-                    while ports.values.contains(port) { port = try NginxServer.freeLoopbackPort() }
-                    ports[server] = port
-                }
-                let text = configuration(prefix: prefix, certificates: certificates, ports: ports)
-                do {
-                    let process = try await NginxServer.launch(text: text, prefix: prefix, ports: Array(ports.values))
-                    return TrustTestBed(certificates: certificates, prefixDirectory: prefix, ports: ports, process: process)
-                } catch let error as TestServerError where error.description.contains("Address already in use") {
-                    lastError = error
-                }
+            let instance = try await NginxInstance.start(prefix: prefix, portCount: Server.allCases.count) { ports in
+                configuration(prefix: prefix, certificates: certificates, ports: Dictionary(uniqueKeysWithValues: zip(Server.allCases, ports)))
             }
-            throw lastError ?? TestServerError("nginx did not start")
+            return TrustTestBed(certificates: certificates, instance: instance)
         } catch {
             try? FileManager.default.removeItem(at: prefix)
             throw error
@@ -107,13 +88,7 @@ public final class TrustTestBed: Sendable {
 
     /// Stops nginx and removes its directory. Calling it again does nothing.
     public func stop() async {
-        let running = process.withLock { process in
-            defer { process = nil }
-            return process
-        }
-        guard let running else { return }
-        await running.kill()
-        try? FileManager.default.removeItem(at: prefixDirectory)
+        await instance.stop()
     }
 
     private static func configuration(prefix: URL, certificates: TrustCertificates, ports: [Server: Int]) -> String {

@@ -33,7 +33,7 @@ try await withSession { session in
             fflush(nil)
         case .completed(let done):
             print("\n   saved to \(done.fileURL?.path ?? "?") in \(done.metrics.totalTime)\n")
-        case .response, .uploadProgress:
+        case .response, .uploadProgress, .suspended, .resumed:
             break
         }
     }
@@ -46,6 +46,7 @@ try await withSession { session in
         case .uploadProgress(let progress): print("   upload   \(progress.completedBytes) bytes")
         case .response(let head): print("   response \(head.status.code) \(head.status.reasonPhrase)")
         case .downloadProgress(let progress): print("   download \(progress.completedBytes) bytes")
+        case .suspended, .resumed: break
         case .completed(let done):
             print("   completed over \(done.metrics.httpVersion.rawValue): \(String(decoding: done.body ?? Data(), as: UTF8.self))\n")
         }

@@ -17,6 +17,8 @@ final class CurlLoop: Sendable {
         case add(Transfer)
         case cancel(Transfer)
         case unpause(Transfer)
+        case suspend(Transfer)
+        case resume(Transfer)
         case run(UnownedJob)
     }
 
@@ -71,6 +73,15 @@ final class CurlLoop: Sendable {
 
     func unpause(_ transfer: Transfer) {
         _ = enqueue(.unpause(transfer))
+    }
+
+    /// Pauses a transfer until ``resume(_:)``, whatever its consumer or producer asks.
+    func suspend(_ transfer: Transfer) {
+        _ = enqueue(.suspend(transfer))
+    }
+
+    func resume(_ transfer: Transfer) {
+        _ = enqueue(.resume(transfer))
     }
 
     private func enqueue(_ command: Command) -> Bool {
@@ -157,7 +168,7 @@ final class CurlLoop: Sendable {
             switch command {
             case .add(let transfer): transfers.append(transfer)
             case .run(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
-            case .cancel, .unpause: break
+            case .cancel, .unpause, .suspend, .resume: break
             }
         }
         state.shutDown(leftovers: transfers)
@@ -199,10 +210,28 @@ final class CurlLoop: Sendable {
             case .add(let transfer): add(transfer)
             case .cancel(let transfer): stop(transfer)
             case .unpause(let transfer):
+                // A suspended transfer stays paused: its resumption unpauses it, and the
+                // callbacks pause it again if its consumer or producer is still not ready.
+                if !transfer.context.isSuspended, active[ObjectIdentifier(transfer)] != nil,
+                    let handle = transfer.context.handle
+                {
+                    transfer.context.markActive()
+                    curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
+                }
+            case .suspend(let transfer):
+                transfer.context.isSuspended = true
+                if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+                    // Also before the body starts, the callbacks refuse bytes while suspended.
+                    curl_easy_pause(handle, curlew_CURLPAUSE_ALL)
+                }
+                transfer.events?.emit(.suspended)
+            case .resume(let transfer):
+                transfer.context.isSuspended = false
                 if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
                     transfer.context.markActive()
                     curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
                 }
+                transfer.events?.emit(.resumed)
             case .run: break  // Run by the loop itself, which knows the executor.
             }
         }
@@ -262,14 +291,17 @@ final class CurlLoop: Sendable {
         private var nextIdleCheck = ContinuousClock.now
 
         /// Fails transfers whose server has sent or taken nothing for longer than their idle
-        /// timeout. Paused transfers wait on their consumer, not on the server, and are skipped.
+        /// timeout. Paused transfers wait on their consumer (or their owner, when suspended),
+        /// not on the server, and are skipped.
         func checkIdleTimeouts() {
             let now = ContinuousClock.now
             guard now >= nextIdleCheck, !active.isEmpty else { return }
             nextIdleCheck = now + .milliseconds(200)
             let idle = active.values.filter { transfer in
                 let context = transfer.context
-                guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer else { return false }
+                guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer, !context.isSuspended else {
+                    return false
+                }
                 return now - context.lastActivity > limit && context.hasSentRequest
             }
             for transfer in idle {

@@ -6,13 +6,16 @@ import Glibc
 import Darwin
 #endif
 
-/// A download in progress: a temporary file beside the destination, moved into place
-/// atomically on success and removed on failure, so no partial file is ever at the destination.
+/// A download in progress, on the curl thread: a temporary file beside the destination,
+/// removed on failure; on success it is handed to a ``PendingDownload``, which moves it into
+/// place once the response is accepted, so no partial or rejected file is ever at the
+/// destination.
 final class DownloadFile {
     private let destination: URL
     private let temporaryPath: String
     private let options: DownloadOptions
     private var descriptor: Int32
+    private var handedOver = false
 
     init(destination: URL, options: DownloadOptions) throws(CurlewError) {
         self.destination = destination
@@ -50,25 +53,18 @@ final class DownloadFile {
         }
     }
 
-    /// Moves the finished file into place and returns its URL.
-    func commit() throws(CurlewError) -> URL {
+    /// Ends the writing: the file, still beside the destination under its temporary name, now
+    /// belongs to the returned ``PendingDownload``, which moves it into place or removes it.
+    func finishWriting() -> PendingDownload {
         closeDescriptor()
-        if !options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: destination.path) {
-            discard()
-            throw CurlewError(.fileSystem, "a file appeared at \(destination.path) during the download")
-        }
-        guard rename(temporaryPath, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw CurlewError(.fileSystem, "cannot move the download to \(destination.path): \(reason)")
-        }
-        return destination
+        handedOver = true
+        return PendingDownload(temporaryPath: temporaryPath, destination: destination, options: options)
     }
 
-    /// Removes the temporary file.
+    /// Removes the temporary file, unless ``finishWriting()`` handed it over.
     func discard() {
         closeDescriptor()
-        unlink(temporaryPath)
+        if !handedOver { unlink(temporaryPath) }
     }
 
     private func closeDescriptor() {

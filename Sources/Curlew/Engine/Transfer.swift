@@ -128,6 +128,33 @@ final class Transfer: Sendable {
     /// Asks the loop to resume a paused transfer (more room to receive, or more to send).
     func unpause() { loop.unpause(self) }
 
+    /// Suspends the transfer: one not started starts only when resumed; a running one is
+    /// paused on the curl thread. Returns whether the curl loop reports the suspension in the
+    /// events (it does for a running transfer, once paused); otherwise the caller does.
+    func suspend() -> Bool {
+        switch state.withLock({ $0.suspend() }) {
+        case .pauseOnLoop:
+            loop.suspend(self)
+            return true
+        case .deferStart, .none:
+            return false
+        }
+    }
+
+    /// Resumes a suspended transfer. Returns whether the curl loop reports the resumption.
+    func resume() -> Bool {
+        switch state.withLock({ $0.resume() }) {
+        case .resumeOnLoop:
+            loop.resume(self)
+            return true
+        case .submit:
+            if let refusal = loop.submit(self) { finish(.failure(refusal)) }
+            return false
+        case .none:
+            return false
+        }
+    }
+
     // MARK: The curl thread
 
     /// Called on the curl thread when the final head arrived.

@@ -7,6 +7,7 @@ extension TransferContext {
     /// the server as the start of another request on a kept-alive connection), and a body
     /// that ends short of it fails at once instead of leaving the server waiting.
     func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if isSuspended { return Int(curlew_CURL_READFUNC_PAUSE) }
         lastActivity = .now
         guard let length = uploadLength else {
             let count = readBody(into: buffer, remaining: nil)

@@ -84,6 +84,9 @@ final class TransferContext: @unchecked Sendable {
     // paused because its consumer (or its upload producer) is behind, which is not idleness.
     var lastActivity = ContinuousClock.now
     var isWaitingOnConsumer = false
+    /// Whether the owner suspended the transfer (`Request.suspend()`): set by the curl loop's
+    /// commands; the body callbacks refuse bytes with a pause meanwhile.
+    var isSuspended = false
 
     static let maximumHeaderBytes = 256 << 10
     /// The most a collected body reserves from `Content-Length` before its bytes arrive; a
@@ -307,6 +310,7 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Body
 
     func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+        if isSuspended { return Int(curlew_CURL_WRITEFUNC_PAUSE) }
         lastActivity = .now
         // libcurl passes no body of a challenge it answers: a held 401 with a body is final.
         if let held = heldChallenge, finalHead == nil, pendingRedirect == nil {
@@ -455,18 +459,11 @@ final class TransferContext: @unchecked Sendable {
             guard let head = finalHead else {
                 return .finished(.failure(CurlewError(.malformedResponse, "the server sent no response head", url: request.url)))
             }
-            var fileURL: URL?
-            if let downloadFile {
-                do {
-                    fileURL = try downloadFile.commit()
-                    self.downloadFile = nil
-                } catch {
-                    return .finished(.failure(error.adding(url: request.url, head: head)))
-                }
-            }
+            let pending = downloadFile?.finishWriting()
+            downloadFile = nil
             emitFinalProgress(metrics: metrics, transfer: transfer)
             let outcome = TransferOutcome(
-                request: request, url: request.url, head: head, body: body, fileURL: fileURL,
+                request: request, url: request.url, head: head, body: body, pendingDownload: pending,
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }

@@ -13,20 +13,25 @@ final class TransferOutcome: Sendable {
     let head: HTTPResponse
     /// The collected body; empty in stream and download modes.
     let body: Data
-    /// The destination file, for downloads.
+    /// The destination file, for downloads (where the file is once ``pendingDownload`` is
+    /// committed).
     let fileURL: URL?
+    /// For downloads: the file under its temporary name, until the pipeline accepts the
+    /// response and commits it, or rejects it and discards it.
+    let pendingDownload: PendingDownload?
     let metrics: TransferMetrics
     let redirects: [RedirectHop]
 
     init(
-        request: OutgoingRequest, url: URL, head: HTTPResponse, body: Data, fileURL: URL?,
+        request: OutgoingRequest, url: URL, head: HTTPResponse, body: Data, pendingDownload: PendingDownload? = nil,
         metrics: TransferMetrics, redirects: [RedirectHop]
     ) {
+        self.pendingDownload = pendingDownload
         self.request = request
         self.url = url
         self.head = head
         self.body = body
-        self.fileURL = fileURL
+        fileURL = pendingDownload?.destination
         self.metrics = metrics
         self.redirects = redirects
     }
@@ -34,7 +39,7 @@ final class TransferOutcome: Sendable {
     /// The same outcome with the head and body a response interceptor made.
     func replacing(head: HTTPResponse, body: Data) -> TransferOutcome {
         TransferOutcome(
-            request: request, url: url, head: head, body: body, fileURL: fileURL, metrics: metrics,
+            request: request, url: url, head: head, body: body, pendingDownload: pendingDownload, metrics: metrics,
             redirects: redirects)
     }
 }

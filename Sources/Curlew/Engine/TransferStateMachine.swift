@@ -23,6 +23,9 @@ struct TransferStateMachine {
     private var outcomeWaiters: [OutcomeContinuation] = []
     private var headWaiters: [HeadContinuation] = []
     private(set) var head: HTTPResponse?
+    /// Whether the owner suspended the transfer; a start asked for meanwhile waits for resume.
+    private(set) var isSuspended = false
+    private var startDeferred = false
 
     // Streaming body: a small bounded buffer between the curl thread and one consumer.
     private var chunks: [Data] = []
@@ -73,8 +76,55 @@ struct TransferStateMachine {
 
     mutating func start() -> StartAction {
         guard phase == .idle else { return .none }
+        if isSuspended {
+            startDeferred = true
+            return .none
+        }
         phase = .running
         return .submit
+    }
+
+    // MARK: Suspending and resuming
+
+    enum SuspendAction: Equatable {
+        /// Not started: a start waits for ``resume()``. The caller reports the suspension.
+        case deferStart
+        /// Running: pause it on the curl loop, which reports the suspension.
+        case pauseOnLoop
+        /// Already suspended, or finished: nothing to do.
+        case none
+    }
+
+    /// The owner suspends the transfer (see `Request.suspend()`).
+    mutating func suspend() -> SuspendAction {
+        guard !isSuspended, phase != .finished else { return .none }
+        isSuspended = true
+        return phase == .idle ? .deferStart : .pauseOnLoop
+    }
+
+    enum ResumeAction: Equatable {
+        /// A start was deferred by the suspension: hand the transfer to the curl loop now.
+        case submit
+        /// Running: unpause it on the curl loop, which reports the resumption.
+        case resumeOnLoop
+        /// Not started and nobody asked to start it, or not suspended, or finished.
+        case none
+    }
+
+    /// The owner resumes a suspended transfer.
+    mutating func resume() -> ResumeAction {
+        guard isSuspended, phase != .finished else { return .none }
+        isSuspended = false
+        switch phase {
+        case .running:
+            return .resumeOnLoop
+        case .idle where startDeferred:
+            startDeferred = false
+            phase = .running
+            return .submit
+        case .idle, .finished:
+            return .none
+        }
     }
 
     enum CancelAction {

@@ -7,6 +7,7 @@ public struct DownloadDestination: Sendable {
         case file(URL)
         case directory(URL)
         case custom(@Sendable (_ suggestedFilename: String, _ head: HTTPResponse) -> URL)
+        case temporary
     }
 
     let kind: Kind
@@ -25,11 +26,18 @@ public struct DownloadDestination: Sendable {
         DownloadDestination(kind: .custom(choose))
     }
 
+    /// A new file in the system's temporary directory (`FileManager.default.temporaryDirectory`),
+    /// named `curlew-<UUID>-<suggested filename>`: the default of `Session.download`. The file
+    /// belongs to the caller, who moves or removes it; Curlew never does.
+    public static var temporaryFile: DownloadDestination { DownloadDestination(kind: .temporary) }
+
     func resolve(suggestedFilename: String, head: HTTPResponse) -> URL {
         switch kind {
         case .file(let url): return url
         case .directory(let url): return url.appendingPathComponent(suggestedFilename)
         case .custom(let choose): return choose(suggestedFilename, head)
+        case .temporary:
+            return FileManager.default.temporaryDirectory.appendingPathComponent("curlew-\(UUID().uuidString)-\(suggestedFilename)")
         }
     }
 }

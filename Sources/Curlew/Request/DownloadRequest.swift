@@ -3,50 +3,17 @@ import HTTPTypes
 
 /// A request whose body is written straight to a file as it arrives.
 ///
-/// The body goes to a temporary file beside the destination, moved into place atomically
-/// when the transfer succeeds; a failed download leaves nothing at the destination.
-public final class DownloadRequest: Sendable {
-    let core: RequestCore
-
+/// The body goes to a temporary file beside the destination, moved into place atomically once
+/// the transfer succeeded and its response passed the interceptors and validations. A failed
+/// download (a transport error, a rejected response, a cancel) leaves nothing at the
+/// destination, and a file already there stays as it was.
+///
+/// Validation, interception, events, cancelling, suspending and the serializers come from
+/// ``Request``; `data()`, `decode` and `serialized(by:)` read the finished file.
+public final class DownloadRequest: Request, @unchecked Sendable {
+    // Safe: it adds no stored property to ``Request``, whose proof holds.
     init(session: Session, build: Result<OutgoingRequest, CurlewError>, destination: DownloadDestination, options: DownloadOptions) {
-        core = RequestCore(session: session, build: build, mode: .download(destination, options))
-    }
-
-    /// Accepts status 200..<300 (and a `Content-Type` matching `Accept`, when set).
-    @discardableResult
-    public func validate() -> Self {
-        core.addStandardValidations()
-        return self
-    }
-
-    /// Accepts only these status codes.
-    @discardableResult
-    public func validate<S: Sequence<Int> & Sendable>(statusCode acceptable: S) -> Self {
-        core.addValidation(Validators.statusCode(acceptable))
-        return self
-    }
-
-    /// A custom check; `body` is nil for downloads.
-    @discardableResult
-    public func validate(_ validation: @escaping ResponseValidation) -> Self {
-        core.addValidation(validation)
-        return self
-    }
-
-    /// Authenticates with a user name and password through libcurl; see
-    /// ``DataRequest/authenticate(username:password:method:)``.
-    @discardableResult
-    public func authenticate(
-        username: String, password: String, method: HTTPAuthenticationMethod = .any
-    ) -> Self {
-        authenticate(with: HTTPCredential(username: username, password: password, method: method))
-    }
-
-    /// Authenticates with `credential`; see ``DataRequest/authenticate(username:password:method:)``.
-    @discardableResult
-    public func authenticate(with credential: HTTPCredential) -> Self {
-        core.setCredential(credential)
-        return self
+        super.init(core: RequestCore(session: session, build: build, mode: .download(destination, options)))
     }
 
     /// The response, whose value is the file's final location.
@@ -66,22 +33,5 @@ public final class DownloadRequest: Sendable {
     /// The file's final location.
     public func fileURL() async throws(CurlewError) -> URL {
         try await response.value
-    }
-
-    /// The transfer's events: progress, the response head, and completion with the file URL.
-    /// Reading this starts the download. Dropping the iterator before the end cancels it.
-    public var events: AsyncThrowingStream<TransferEvent, any Error> {
-        core.eventStream()
-    }
-
-    /// Cancels the download; nothing is left at the destination.
-    public func cancel() {
-        core.cancel(.cancelled, "the download was cancelled")
-    }
-
-    /// A `curl` command that repeats this request, quoted for a POSIX shell, with the password
-    /// of the URL and credential headers replaced by `***`.
-    public func cURLDescription() -> String {
-        CURLCommand.describe(core.effectiveBuild, configuration: core.session.configuration)
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 
 /// Turns the arguments of `Session.request` into a checked ``OutgoingRequest``, keeping the
@@ -25,6 +28,30 @@ enum RequestBuilder {
             }
             return OutgoingRequest(url: target, method: method, headerFields: fields, body: body, options: options)
         }.flatMap(validate)
+    }
+
+    /// A request whose body or query `encode` writes (parameters with an encoder, a form).
+    static func build(
+        url: some URLConvertible, method: HTTPRequest.Method, fields: HTTPFields, options: RequestOptions,
+        _ encode: (inout OutgoingRequest) throws -> Void
+    ) -> Result<OutgoingRequest, CurlewError> {
+        build(url: url, method: method, fields: fields, body: nil, options: options)
+            .flatMap { base -> Result<OutgoingRequest, CurlewError> in
+                var request = base
+                do {
+                    try encode(&request)
+                } catch let error as CurlewError {
+                    return .failure(error)
+                } catch {
+                    return .failure(CurlewError(.invalidRequest, "encoding the parameters failed: \(error)", url: base.url, underlying: error))
+                }
+                return validate(request)
+            }
+    }
+
+    /// A request converted from Foundation's `URLRequest`.
+    static func build(_ urlRequest: URLRequest) -> Result<OutgoingRequest, CurlewError> {
+        Result { () throws(CurlewError) in try OutgoingRequest(urlRequest) }.flatMap(validate)
     }
 
     static func validate(_ request: OutgoingRequest) -> Result<OutgoingRequest, CurlewError> {

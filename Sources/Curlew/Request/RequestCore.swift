@@ -44,6 +44,8 @@ final class RequestCore: Sendable {
         var firstAttemptStart: ContinuousClock.Instant?
         /// The last attempt whose serializer failure was shown to the retriers.
         var consultedAttempt = 0
+        /// Whether the owner suspended the request; every attempt's transfer inherits it.
+        var isSuspended = false
     }
 
     let session: Session
@@ -66,6 +68,11 @@ final class RequestCore: Sendable {
     }
 
     var url: URL? { try? build.get().url }
+
+    var isDownload: Bool {
+        if case .download = mode { return true }
+        return false
+    }
 
     func addValidation(_ validation: @escaping ResponseValidation) {
         state.withLock { $0.validations.append(validation) }
@@ -292,9 +299,10 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// Passes an outcome through the response interceptors and the validations. A rejected
-    /// download is a failed one: its file is removed, so nothing stays at the destination and a
-    /// retry can write there again.
+    /// Passes an outcome through the response interceptors and the validations. A download's
+    /// file is moved into place only when they accept the response; a rejected download is a
+    /// failed one whose temporary file is removed, so the destination is never touched (a file
+    /// already there stays) and a retry can write there again.
     private func accepted(
         _ outcome: TransferOutcome, chain: InterceptorChain, attempt: Int, validations: [ResponseValidation]
     ) async throws(CurlewError) -> TransferOutcome {
@@ -302,9 +310,16 @@ final class RequestCore: Sendable {
             var outcome = outcome
             if !chain.isEmpty { outcome = try await chain.intercept(outcome, for: session, attempts: attempt) }
             try validate(outcome, with: validations)
+            if let pending = outcome.pendingDownload {
+                do throws(CurlewError) {
+                    _ = try pending.commit()
+                } catch {
+                    throw error.adding(url: outcome.url, head: outcome.head)
+                }
+            }
             return outcome
         } catch {
-            if let file = outcome.fileURL { try? FileManager.default.removeItem(at: file) }
+            outcome.pendingDownload?.discard()
             throw error
         }
     }
@@ -409,10 +424,13 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// Records the transfer of the current attempt so that `cancel()` reaches it.
+    /// Records the transfer of the current attempt so that `cancel()`, `suspend()` and
+    /// `resume()` reach it; a suspended request's transfer starts suspended.
     private func register(_ transfer: Transfer) throws(CurlewError) {
         let reason = state.withLock { state -> CurlewError? in
             state.transfer = transfer
+            // Under the lock, so that a concurrent `resume()` finds the transfer suspended.
+            if state.isSuspended { _ = transfer.suspend() }
             return state.cancelReason
         }
         if let reason {
@@ -472,6 +490,31 @@ final class RequestCore: Sendable {
         }
         transfer?.cancel(kind, message)
         sleeper?.cancel()
+    }
+
+    /// Suspends the request: its transfer now, and the transfers of later attempts. Reported in
+    /// the events by the curl loop for a running transfer (once paused), else here.
+    func suspend() {
+        let transfer = state.withLock { state -> Transfer?? in
+            if case .done = state.phase { return .none }
+            guard !state.isSuspended else { return .none }
+            state.isSuspended = true
+            return .some(state.transfer)
+        }
+        guard case .some(let current) = transfer else { return }
+        if current?.suspend() != true { events.emit(.suspended) }
+    }
+
+    /// Resumes a suspended request; a transfer whose start was deferred starts now.
+    func resume() {
+        let transfer = state.withLock { state -> Transfer?? in
+            guard state.isSuspended else { return .none }
+            state.isSuspended = false
+            if case .done = state.phase { return .none }
+            return .some(state.transfer)
+        }
+        guard case .some(let current) = transfer else { return }
+        if current?.resume() != true { events.emit(.resumed) }
     }
 
     /// A new stream of this request's events; starts the request when it has not started.

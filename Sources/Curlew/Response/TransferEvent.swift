@@ -9,6 +9,11 @@ public enum TransferEvent: Sendable {
     case downloadProgress(TransferProgress)
     /// The final response head, as soon as it arrives (redirects excluded).
     case response(HTTPResponse)
+    /// The request was suspended (see ``Request/suspend()``). For a transfer under way this
+    /// comes once libcurl has paused it: no bytes arrive after it until ``resumed``.
+    case suspended
+    /// The request was resumed after ``suspended``.
+    case resumed
     /// The transfer finished successfully.
     case completed(TransferCompletion)
 }

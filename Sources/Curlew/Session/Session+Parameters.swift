@@ -57,18 +57,6 @@ extension Session {
         url: some URLConvertible, method: HTTPRequest.Method, headers: HTTPFields, options: RequestOptions,
         _ encode: (inout OutgoingRequest) throws -> Void
     ) -> DataRequest {
-        let build = RequestBuilder.build(url: url, method: method, fields: headers, body: nil, options: options)
-            .flatMap { base -> Result<OutgoingRequest, CurlewError> in
-                var request = base
-                do {
-                    try encode(&request)
-                } catch let error as CurlewError {
-                    return .failure(error)
-                } catch {
-                    return .failure(CurlewError(.invalidRequest, "encoding the parameters failed: \(error)", url: base.url, underlying: error))
-                }
-                return RequestBuilder.validate(request)
-            }
-        return DataRequest(session: self, build: build)
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, fields: headers, options: options, encode))
     }
 }

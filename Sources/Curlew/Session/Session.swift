@@ -97,22 +97,9 @@ public actor Session {
 
     /// A request converted from Foundation's `URLRequest`.
     public nonisolated func request(_ urlRequest: URLRequest) -> DataRequest {
-        let build = Result { () throws(CurlewError) in try OutgoingRequest(urlRequest) }
-            .flatMap(RequestBuilder.validate)
-        return DataRequest(session: self, build: build)
+        DataRequest(session: self, build: RequestBuilder.build(urlRequest))
     }
 
-    /// A download written straight to disk as it arrives, with progress events.
-    public nonisolated func download(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
-        body: RequestBody? = nil, to destination: DownloadDestination, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
-    ) -> DownloadRequest {
-        DownloadRequest(
-            session: self,
-            build: RequestBuilder.build(url: url, method: method, fields: headers, body: body, options: requestOptions),
-            destination: destination, options: options)
-    }
 }
 
 /// Runs `body` with a new session and shuts the session down afterwards, also on errors.

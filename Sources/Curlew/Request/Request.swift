@@ -1,0 +1,208 @@
+import Foundation
+import HTTPTypes
+
+/// What every kind of request shares: validation, interception, authentication, events,
+/// cancelling, suspending and resuming, and serializing the body.
+///
+/// ``DataRequest`` (the body in memory, or streamed) and ``DownloadRequest`` (the body in a
+/// file) are the kinds there are; each gets this whole API from here, so a validation or a
+/// serializer written for one works on the other.
+///
+/// A request starts on first consumption. However many results are asked of one request, it
+/// makes exactly one network transfer (plus any retries).
+public class Request: @unchecked Sendable {
+    // Safe: the only stored property is a `let` of a Sendable type; the class is not open and
+    // its subclasses are final and store nothing.
+    let core: RequestCore
+
+    init(core: RequestCore) {
+        self.core = core
+    }
+
+    // MARK: Validation
+
+    /// Accepts status 200..<300 and, when the request has an `Accept` header, a matching
+    /// `Content-Type`.
+    @discardableResult
+    public func validate() -> Self {
+        core.addStandardValidations()
+        return self
+    }
+
+    /// Accepts only these status codes.
+    @discardableResult
+    public func validate<S: Sequence<Int> & Sendable>(statusCode acceptable: S) -> Self {
+        core.addValidation(Validators.statusCode(acceptable))
+        return self
+    }
+
+    /// Accepts only these content types (wildcards such as `text/*` allowed).
+    @discardableResult
+    public func validate(contentType acceptable: [String]) -> Self {
+        core.addValidation(Validators.contentType { _ in acceptable })
+        return self
+    }
+
+    /// A custom check; throw to reject the response.
+    ///
+    /// `body` is the collected body of a data request, and nil for a streamed body and for a
+    /// download (validated on its head before its file is moved into place).
+    @discardableResult
+    public func validate(_ validation: @escaping ResponseValidation) -> Self {
+        core.addValidation(validation)
+        return self
+    }
+
+    // MARK: Interception and authentication
+
+    /// Adds an interceptor for this request only; it runs after the session's.
+    @discardableResult
+    public func intercept(with interceptor: any RequestInterceptor) -> Self {
+        core.addInterceptor(interceptor)
+        return self
+    }
+
+    /// Authenticates with a user name and password through libcurl (Alamofire's
+    /// `authenticate(username:password:)`), instead of the session's
+    /// ``SessionConfiguration/credentials``.
+    ///
+    /// With ``HTTPAuthenticationMethod/any`` (the default) the first request goes without
+    /// credentials and libcurl answers the server's challenge with the safest scheme it offers;
+    /// ``HTTPAuthenticationMethod/basic`` sends them at once. The credentials go only to the
+    /// origin (scheme, host and port) of the request's URL, never to a redirect target
+    /// elsewhere. Bad input (an empty user name; CR, LF or NUL; ':' in a user name for Basic; a
+    /// method the installed libcurl lacks) fails the request with
+    /// ``CurlewError/Kind/invalidRequest`` when it is consumed.
+    @discardableResult
+    public func authenticate(
+        username: String, password: String, method: HTTPAuthenticationMethod = .any
+    ) -> Self {
+        authenticate(with: HTTPCredential(username: username, password: password, method: method))
+    }
+
+    /// Authenticates with `credential`; see ``authenticate(username:password:method:)``.
+    @discardableResult
+    public func authenticate(with credential: HTTPCredential) -> Self {
+        core.setCredential(credential)
+        return self
+    }
+
+    // MARK: Serialized results
+
+    /// The response with a value made by `serializer` from the body: the collected body of a
+    /// data request, or the file of a finished download, read whole.
+    ///
+    /// When the serializer fails, the retriers are consulted (once per attempt, however many
+    /// serializers fail); if one says so, the request runs again and the new response is
+    /// serialized.
+    public func serialized<S: ResponseSerializer>(by serializer: S) async throws(CurlewError) -> Response<S.Output> {
+        let result = await serialize(by: serializer)
+        if let monitor = core.monitor { monitor.monitor.request(monitor.id, didSerialize: result) }
+        return try result.get()
+    }
+
+    private func serialize<S: ResponseSerializer>(by serializer: S) async -> Result<Response<S.Output>, CurlewError> {
+        var completed: RequestCore.Completed
+        do {
+            completed = try await core.completed()
+        } catch {
+            return .failure(error)
+        }
+        while true {
+            let failure: CurlewError
+            do throws(CurlewError) {
+                let raw = try Self.body(of: completed)
+                do {
+                    return .success(try raw.map { _ in try serializer.serialize(raw) })
+                } catch let error as CurlewError {
+                    failure = error
+                } catch {
+                    failure = raw.error(.serializationFailed, "\(S.self) failed: \(error)", underlying: error)
+                }
+            } catch {
+                return .failure(error)
+            }
+            switch await core.recover(fromSerializationFailure: failure, of: completed) {
+            case .serializeAgain(let newer): completed = newer
+            case .fail(let error): return .failure(error)
+            }
+        }
+    }
+
+    /// The response with its raw body: the collected one, or the downloaded file's contents.
+    static func body(of completed: RequestCore.Completed) throws(CurlewError) -> Response<Data> {
+        let outcome = completed.outcome
+        var body = outcome.body
+        if let file = outcome.fileURL {
+            do {
+                body = try Data(contentsOf: file)
+            } catch {
+                throw CurlewError(
+                    .fileSystem, "cannot read the downloaded file \(file.path): \(error.localizedDescription)",
+                    url: outcome.url, responseHead: outcome.head, underlying: error)
+            }
+        }
+        return Response(
+            request: outcome.request, url: outcome.url, head: outcome.head, value: body,
+            metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
+    }
+
+    /// The body.
+    public func data() async throws(CurlewError) -> Data {
+        try await serialized(by: DataResponseSerializer()).value
+    }
+
+    /// The body as text, in the charset from `Content-Type`, else UTF-8, else ISO-8859-1.
+    public func string(encoding: String.Encoding? = nil) async throws(CurlewError) -> String {
+        try await serialized(by: StringResponseSerializer(encoding: encoding)).value
+    }
+
+    /// The body decoded from JSON.
+    public func decode<T: Decodable & Sendable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
+        async throws(CurlewError) -> T
+    {
+        try await serialized(by: DecodableResponseSerializer<T>(decoder: decoder)).value
+    }
+
+    // MARK: Events and control
+
+    /// The transfer's events: progress both ways, the response head, suspension and
+    /// resumption, and completion.
+    ///
+    /// Reading this starts the request. Dropping the iterator before the end cancels it.
+    public var events: AsyncThrowingStream<TransferEvent, any Error> {
+        core.eventStream()
+    }
+
+    /// Cancels the request; its consumers fail with ``CurlewError/Kind/cancelled``. A download
+    /// leaves nothing at its destination.
+    public func cancel() {
+        core.cancel(.cancelled, core.isDownload ? "the download was cancelled" : "the request was cancelled")
+    }
+
+    /// Stops moving bytes, both ways, until ``resume()``: libcurl pauses the transfer on the
+    /// session's thread, so the server sees its writes stall. `events` reports
+    /// ``TransferEvent/suspended``; after it, no bytes arrive until ``TransferEvent/resumed``.
+    ///
+    /// - A request not started yet starts only once resumed (consuming it waits until then).
+    /// - A suspended transfer is not idle: ``Timeouts/idle`` does not fire, and its clock starts
+    ///   again on resumption. ``Timeouts/total`` is a deadline for the whole transfer and counts
+    ///   the time suspended too. ``Timeouts/minimumSpeed`` is not checked while suspended.
+    /// - The suspension holds across redirects and retries. Suspending twice is suspending
+    ///   once; suspending a finished request does nothing.
+    public func suspend() {
+        core.suspend()
+    }
+
+    /// Moves bytes again after ``suspend()``, or starts a request whose start the suspension
+    /// deferred. Resuming a request that is not suspended, or finished, does nothing.
+    public func resume() {
+        core.resume()
+    }
+
+    /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell,
+    /// with the password of the URL and credential headers replaced by `***`.
+    public func cURLDescription() -> String {
+        CURLCommand.describe(core.effectiveBuild, configuration: core.session.configuration)
+    }
+}

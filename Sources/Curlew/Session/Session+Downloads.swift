@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+
+/// Downloads take everything a data request takes — a URL with headers as `HTTPFields` or as
+/// strings, parameters with an encoder, an ``OutgoingRequest``, a `URLRequest` — plus where the
+/// file goes. Without a destination, the file goes to ``DownloadDestination/temporaryFile``: a
+/// new file in the temporary directory that belongs to the caller (`Response<URL>` says where).
+///
+/// ```swift
+/// let file = try await session.download("https://example.com/report.pdf").validate().fileURL()
+/// let report = try await session.download(url, to: .directory(reports)).validate().decode(Report.self)
+/// ```
+///
+/// Only http and https are downloaded: a `file://` URL fails with
+/// ``CurlewError/Kind/unsupportedScheme`` when consumed, as for data requests.
+extension Session {
+    /// A download written straight to disk as it arrives, with progress events.
+    public nonisolated func download(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
+        body: RequestBody? = nil, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        download(
+            RequestBuilder.build(url: url, method: method, fields: headers, body: body, options: requestOptions),
+            to: destination, options: options)
+    }
+
+    /// A download whose headers are given as strings, which are validated as for data requests:
+    /// a name or value with CR, LF or other forbidden bytes fails it with
+    /// ``CurlewError/Kind/invalidHeader``.
+    public nonisolated func download(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: [String: String],
+        body: RequestBody? = nil, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        download(
+            RequestBuilder.build(url: url, method: method, headers: headers, body: body, options: requestOptions),
+            to: destination, options: options)
+    }
+
+    /// A download of a request built in full beforehand.
+    public nonisolated func download(
+        _ request: OutgoingRequest, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = []
+    ) -> DownloadRequest {
+        download(RequestBuilder.validate(request), to: destination, options: options)
+    }
+
+    /// A download of a request converted from Foundation's `URLRequest`.
+    public nonisolated func download(
+        _ urlRequest: URLRequest, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = []
+    ) -> DownloadRequest {
+        download(RequestBuilder.build(urlRequest), to: destination, options: options)
+    }
+
+    /// A download whose `Encodable` parameters `encoder` writes into the query or the body.
+    public nonisolated func download<P: Encodable & Sendable>(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: P,
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        let build = RequestBuilder.build(url: url, method: method, fields: headers, options: requestOptions) { request in
+            try encoder.encode(parameters, into: &request)
+        }
+        return download(build, to: destination, options: options)
+    }
+
+    /// A download with untyped parameters (`["q": "curl", "page": 2]`), written by `encoder`.
+    public nonisolated func download(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: Parameters,
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        let build = RequestBuilder.build(url: url, method: method, fields: headers, options: requestOptions) { request in
+            try encoder.encode(parameters, into: &request)
+        }
+        return download(build, to: destination, options: options)
+    }
+
+    /// A download with several parameter sets at once; see ``RequestParameters``.
+    public nonisolated func download(
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameterSets: RequestParameters,
+        headers: HTTPFields = [:], to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        let build = RequestBuilder.build(url: url, method: method, fields: headers, options: requestOptions) { request in
+            try parameterSets.encode(into: &request)
+        }
+        return download(build, to: destination, options: options)
+    }
+
+    private nonisolated func download(
+        _ build: Result<OutgoingRequest, CurlewError>, to destination: DownloadDestination, options: DownloadOptions
+    ) -> DownloadRequest {
+        DownloadRequest(session: self, build: build, destination: destination, options: options)
+    }
+}
