@@ -223,7 +223,7 @@ struct MultipartFormDataTests {
         var peak = before
         var total: Int64 = 0
         var chunks = 0
-        let source = make()
+        let source = try make()
         while let chunk = try await source.next() {
             total += Int64(chunk.count)
             chunks += 1

@@ -34,7 +34,7 @@ enum SerializationTestSupport {
         case .data(let data): return data
         case .file(let url): return try Data(contentsOf: url)
         case .stream(_, _, let make):
-            let source = make()
+            let source = try make()
             var data = Data()
             while let chunk = try await source.next() { data.append(contentsOf: chunk) }
             return data

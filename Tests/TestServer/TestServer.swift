@@ -59,22 +59,7 @@ public final class TestServer: Sendable {
     /// that `localhost` reaches it whichever address a client tries first.
     public static func start(host: String = "127.0.0.1") async throws -> TestServer {
         let state = ServerState()
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(ChannelOptions.backlog, value: 512)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                guard state.connectionAccepted(channel) else {
-                    return channel.close()
-                }
-                channel.closeFuture.whenComplete { _ in state.connectionClosed(channel) }
-                return channel.eventLoop.makeCompletedFuture {
-                    let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
-                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(state: state))
-                }
-            }
+        let bootstrap = makeBootstrap(state: state)
         let primary: any Channel
         do {
             primary = try await bootstrap.bind(host: host, port: 0).get()
@@ -99,6 +84,46 @@ public final class TestServer: Sendable {
         return TestServer(
             state: state, listeners: listeners, port: port, baseURL: baseURL,
             localhostBaseURL: localhostBaseURL)
+    }
+
+    /// Starts a server on a Unix-domain socket at `path` (which must not exist yet; the caller
+    /// removes it afterwards). ``baseURL`` is then `http+unix://` with the percent-encoded path
+    /// as its host, ``localhostBaseURL`` is `http://localhost` (for requests that name the
+    /// socket in their options), and ``port`` is 0.
+    public static func start(unixSocketPath path: String) async throws -> TestServer {
+        let state = ServerState()
+        let listener: any Channel
+        do {
+            listener = try await makeBootstrap(state: state).bind(unixDomainSocketPath: path).get()
+        } catch {
+            throw TestServerError("could not listen on the Unix socket \(path): \(error)")
+        }
+        guard let host = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics),
+            let baseURL = URL(string: "http+unix://\(host)"), let localhostBaseURL = URL(string: "http://localhost")
+        else {
+            try? await listener.close()
+            throw TestServerError("the socket path \(path) does not form a URL")
+        }
+        return TestServer(state: state, listeners: [listener], port: 0, baseURL: baseURL, localhostBaseURL: localhostBaseURL)
+    }
+
+    private static func makeBootstrap(state: ServerState) -> ServerBootstrap {
+        ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 512)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                guard state.connectionAccepted(channel) else {
+                    return channel.close()
+                }
+                channel.closeFuture.whenComplete { _ in state.connectionClosed(channel) }
+                return channel.eventLoop.makeCompletedFuture {
+                    let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(state: state))
+                }
+            }
     }
 
     /// The URL of `pathAndQuery` (such as `/get?a=1`) on ``baseURL``.

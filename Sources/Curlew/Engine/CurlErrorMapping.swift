@@ -6,6 +6,11 @@ enum CurlErrorMapping {
     static func error(for code: CURLcode, message: String, context: TransferContext, metrics: TransferMetrics) -> CurlewError {
         let curlText = String(cString: curl_easy_strerror(code))
         let detail = message.isEmpty ? curlText : message
+        if code == CURLE_COULDNT_CONNECT, let socket = context.unixSocket {
+            return CurlewError(
+                .connectionRefused, unixSocketFailure(socket.path, context: context), url: context.request.url,
+                curlCode: Int(code.rawValue), curlMessage: curlText)
+        }
         if let proxy = proxyInUse(context: context), let text = proxyFailureText(code, detail: detail, proxy: proxy) {
             return CurlewError(
                 .proxyFailure, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
@@ -111,11 +116,30 @@ enum CurlErrorMapping {
         return (.totalTimeout, "the transfer timed out: \(detail)")
     }
 
+    /// Why a Unix-domain socket took no connection, from the `connect` error libcurl saw
+    /// (libcurl itself speaks of "localhost port 80").
+    private static func unixSocketFailure(_ path: String, context: TransferContext) -> String {
+        var osError = 0
+        if let handle = context.handle { _ = curlew_easy_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError) }
+        let shown = Redaction.string(path)
+        switch Int32(osError) {
+        case ENOENT: return "the Unix socket \(shown) does not exist"
+        case ECONNREFUSED: return "nothing accepts connections on the Unix socket \(shown) (connection refused)"
+        case EACCES, EPERM: return "no permission to connect to the Unix socket \(shown)"
+        case ENOTSOCK: return "\(shown) is not a Unix socket"
+        case 0: return "could not connect to the Unix socket \(shown)"
+        default:
+            return "could not connect to the Unix socket \(shown): \(String(cString: strerror(Int32(osError))))"
+        }
+    }
+
     // MARK: Proxies
 
     /// The proxy the request went through, named for a message (without credentials); nil
-    /// when it went directly. Reads the environment: for failure paths only.
+    /// when it went directly (also over a Unix-domain socket, where libcurl uses no proxy).
+    /// Reads the environment: for failure paths only.
     static func proxyInUse(context: TransferContext) -> String? {
+        if context.unixSocket != nil { return nil }
         let proxy = context.settings.proxy
         let host = (context.request.url.host ?? "").lowercased()
         switch proxy.mode {

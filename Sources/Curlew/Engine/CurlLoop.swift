@@ -253,6 +253,7 @@ final class CurlLoop: Sendable {
                 try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
                 transfer.context.trustPolicy = try handles.prepareTrust(on: handle, transfer: transfer, url: transfer.context.request.url)
                 try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
+                try handles.prepareUnixSocket(transfer.context.unixSocket, on: handle, url: transfer.context.request.url)
             } catch {
                 recycle(handle)
                 transfer.context.handle = nil
@@ -325,6 +326,10 @@ final class CurlLoop: Sendable {
                 curl_multi_remove_handle(multi, handle)
                 transfer.context.handle = nil
                 active.removeValue(forKey: ObjectIdentifier(transfer))
+                if transfer.context.retiresHandle {
+                    transfer.context.retiresHandle = false
+                    handles.retireWhenReturned(handle)
+                }
                 recycle(handle)
                 switch completion {
                 case .finished(let result): finished.append((transfer, result))

@@ -22,6 +22,8 @@ final class EasyHandlePool {
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
     /// Handles whose proxy options a request overrode; the session's are set again on reuse.
     private var proxyOverridden: Set<UnsafeMutableRawPointer> = []
+    /// Handles whose last hop went over a Unix-domain socket; the option is cleared on reuse.
+    private var onUnixSocket: Set<UnsafeMutableRawPointer> = []
     /// The session's trust configuration, checked once (see ``ResolvedTrust``).
     let trust: Result<ResolvedTrust, TrustConfigurationProblem>
     /// The index of the trust policy whose options each handle has, when not libcurl's defaults.
@@ -78,6 +80,7 @@ final class EasyHandlePool {
             idle.append(handle)
         } else {
             proxyOverridden.remove(handle)
+            onUnixSocket.remove(handle)
             appliedTrustPolicy.removeValue(forKey: handle)
             curl_easy_cleanup(handle)
         }
@@ -87,6 +90,8 @@ final class EasyHandlePool {
     func removeAll() {
         for handle in idle { curl_easy_cleanup(handle) }
         idle.removeAll()
+        proxyOverridden.removeAll()
+        onUnixSocket.removeAll()
         appliedTrustPolicy.removeAll()
         retiring.removeAll()
         if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
@@ -125,6 +130,18 @@ final class EasyHandlePool {
             proxyOverridden.insert(handle)
         } else if !proxyOverridden.isEmpty, proxyOverridden.remove(handle) != nil {
             try applyProxy(configuration.proxy, options)
+        }
+    }
+
+    /// Points `handle` at the hop's Unix-domain socket, or clears the socket an earlier hop
+    /// left on it; nothing for the common case of neither.
+    func prepareUnixSocket(_ route: UnixSocketRoute?, on handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
+        let options = EasyOptions(handle: handle, url: url)
+        if let route {
+            try options.set(CURLOPT_UNIX_SOCKET_PATH, route.path)
+            onUnixSocket.insert(handle)
+        } else if !onUnixSocket.isEmpty, onUnixSocket.remove(handle) != nil {
+            try options.check(curlew_easy_setopt_string(handle, CURLOPT_UNIX_SOCKET_PATH, nil), CURLOPT_UNIX_SOCKET_PATH)
         }
     }
 

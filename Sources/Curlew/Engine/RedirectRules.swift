@@ -3,6 +3,12 @@ import HTTPTypes
 
 /// The rules every redirect hop passes, whatever the policy: RFC 9110 method rewriting, the
 /// http/https restriction, credential stripping across origins, and the hop limit.
+///
+/// Unix-domain sockets: a hop within the origin stays on the request's socket (a relative
+/// `Location` on an `http+unix` URL resolves to the same socket; a hop of a request with
+/// ``RequestOptions/unixSocketPath`` keeps it), a hop to another origin leaves it, and no hop
+/// enters an `http+unix` URL from another origin (a server must not steer a client onto one of
+/// its machine's local sockets).
 enum RedirectRules {
     enum Decision {
         case follow(OutgoingRequest, RedirectHop)
@@ -47,6 +53,7 @@ enum RedirectRules {
             next.headerFields[.authorization] = nil
             next.headerFields[.cookie] = nil
             next.headerFields[.proxyAuthorization] = nil
+            next.options.unixSocketPath = nil
         }
         let hop = RedirectHop(from: from, to: target, response: head)
         guard case .custom(_, let decideHop) = policy.mode else { return .follow(next, hop) }
@@ -63,6 +70,12 @@ enum RedirectRules {
 
     private static func schemeError(_ target: URL, from: URL, head: HTTPResponse) -> CurlewError? {
         let scheme = target.scheme?.lowercased() ?? ""
+        if scheme == "http+unix" {
+            guard isSameOrigin(from, target) else {
+                return CurlewError(.unsupportedScheme, "refused a redirect to the Unix socket of '\(Redaction.string(target))': only a request already on that socket may go there", url: from, responseHead: head)
+            }
+            return nil
+        }
         guard scheme == "http" || scheme == "https" else {
             return CurlewError(.unsupportedScheme, "refused a redirect to '\(Redaction.string(target))': only http and https are allowed", url: from, responseHead: head)
         }
@@ -74,8 +87,11 @@ enum RedirectRules {
 
     /// Same scheme, host and port.
     static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && effectivePort(a) == effectivePort(b)
+        let scheme = a.scheme?.lowercased()
+        guard scheme == b.scheme?.lowercased(), effectivePort(a) == effectivePort(b) else { return false }
+        // The host of an http+unix URL is a socket's path, which is case-sensitive.
+        if scheme == "http+unix" { return a.host == b.host }
+        return a.host?.lowercased() == b.host?.lowercased()
     }
 
     private static func effectivePort(_ url: URL) -> Int? {

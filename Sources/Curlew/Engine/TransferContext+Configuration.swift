@@ -17,7 +17,9 @@ extension TransferContext {
         let options = EasyOptions(handle: handle, url: request.url)
         let userdata = Unmanaged.passUnretained(transfer).toOpaque()
 
-        try options.set(CURLOPT_URL, request.url.absoluteString)
+        let urlText = request.url.absoluteString
+        unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText)
+        try options.set(CURLOPT_URL, unixSocket?.curlURL ?? urlText)
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PRIVATE, userdata), "CURLOPT_PRIVATE")
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata), "CURLOPT_WRITEDATA")
@@ -81,6 +83,7 @@ extension TransferContext {
         upload = nil
         uploadLength = nil
         uploadedBytes = 0
+        bodyStarted = false
         // HTTPGET clears POST, NOBODY and UPLOAD from an earlier request on this handle, and a
         // NULL CUSTOMREQUEST clears its method.
         try options.set(CURLOPT_HTTPGET, 1)
@@ -106,13 +109,18 @@ extension TransferContext {
         case .data(let data): upload = UploadSource(data: data)
         case .file(let url): upload = try UploadSource(file: url)
         case .stream(_, let replayable, let make):
+            if keepsUnsentPump, uploadPump != nil {
+                // The last hop sent none of the body (see `resendingWithoutExpect`): it goes now.
+                keepsUnsentPump = false
+                break
+            }
             if uploadPump != nil {
                 guard replayable else {
                     throw CurlewError(.bodyNotReplayable, "the one-shot stream body was already sent once", url: request.url)
                 }
                 uploadPump?.stop()
             }
-            let pump = UploadPump(source: make(), transfer: transfer)
+            let pump = UploadPump(source: try make(), transfer: transfer)
             uploadPump = pump
             pump.start()
         }
@@ -167,13 +175,31 @@ extension TransferContext {
             fields.append(HTTPField(name: .cookie, value: stored))
         }
         if request.body != nil {
-            // No `Expect: 100-continue` round trip, and no form Content-Type unless asked for.
-            if fields[.expect] == nil { append("Expect:") }
+            // No form Content-Type unless asked for.
             if fields[.contentType] == nil { append("Content-Type:") }
+            try configureExpectation(options, stated: fields[.expect])
         }
         for line in Self.curlHeaderLines(fields) { append(line) }
         // Also when nil: the handle may still point at a list of an earlier request.
         try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+    }
+
+    /// `Expect: 100-continue` where the policy or the caller's own field asks for it (with the
+    /// policy's wait for an answer), and otherwise an empty `Expect` that keeps libcurl from
+    /// adding one to large bodies; see ``ExpectContinue``.
+    private func configureExpectation(_ options: EasyOptions, stated: String?) throws(CurlewError) {
+        if let stated {
+            hopSendsExpect = stated.lowercased() == "100-continue"
+        } else if !expectRefused, settings.expectContinue.applies(toBodyOfLength: uploadLength) {
+            append("Expect: 100-continue")
+            hopSendsExpect = true
+        } else {
+            append("Expect:")
+            hopSendsExpect = false
+        }
+        if hopSendsExpect {
+            try options.set(CURLOPT_EXPECT_100_TIMEOUT_MS, settings.expectContinue.timeout.curlMilliseconds)
+        }
     }
 
     private func append(_ line: String) {

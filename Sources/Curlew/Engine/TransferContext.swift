@@ -26,6 +26,21 @@ final class TransferContext: @unchecked Sendable {
     /// keeps every body to its declared length.
     var uploadLength: Int64?
     var uploadedBytes: Int64 = 0
+    /// Whether libcurl has taken any byte of this hop's body.
+    var bodyStarted = false
+    /// Whether this hop asked `Expect: 100-continue`.
+    var hopSendsExpect = false
+    /// Set when the server refused the expectation (417): the hop is sent again without it,
+    /// and no later hop of the transfer asks again.
+    var resendWithoutExpect = false
+    var expectRefused = false
+    /// Whether the next hop keeps the stream body's pump, because the last hop sent none of it.
+    var keepsUnsentPump = false
+    /// The easy handle saw a refused expectation; libcurl may remember that on the handle, so the
+    /// loop frees it instead of pooling it.
+    var retiresHandle = false
+    /// The Unix-domain socket of this hop, if it goes over one.
+    var unixSocket: UnixSocketRoute?
 
     // The head being parsed.
     private var statusCode = 0
@@ -67,8 +82,8 @@ final class TransferContext: @unchecked Sendable {
 
     // Idleness, checked by the loop: when bytes last moved, and whether the transfer is
     // paused because its consumer (or its upload producer) is behind, which is not idleness.
-    private(set) var lastActivity = ContinuousClock.now
-    private(set) var isWaitingOnConsumer = false
+    var lastActivity = ContinuousClock.now
+    var isWaitingOnConsumer = false
     /// Whether the owner suspended the transfer (`Request.suspend()`): set by the curl loop's
     /// commands; the body callbacks refuse bytes with a pause meanwhile.
     var isSuspended = false
@@ -106,6 +121,7 @@ final class TransferContext: @unchecked Sendable {
         pendingRedirect = nil
         heldChallenge = nil
         hopCarriesCredentials = false
+        hopSendsExpect = false
         body = Data()
         decoder = nil
         errorBuffer[0] = 0
@@ -202,6 +218,12 @@ final class TransferContext: @unchecked Sendable {
             fields.removeAll(keepingCapacity: true)
             notes = HeadNotes()
             return true
+        }
+        if statusCode == 417, hopSendsExpect {
+            // The server refused `Expect: 100-continue`: `complete` sends the hop again without it.
+            resendWithoutExpect = true
+            retiresHandle = true
+            return false
         }
         if statusCode == 407, let proxy = CurlErrorMapping.proxyInUse(context: self) {
             // Only a proxy answers 407: the request never reached its server.
@@ -373,59 +395,6 @@ final class TransferContext: @unchecked Sendable {
         }
     }
 
-    // MARK: Upload
-
-    /// libcurl asks for the next bytes of the body. A body with a declared length is held to
-    /// it: past it the transfer fails before the last bytes go out (they would otherwise reach
-    /// the server as the start of another request on a kept-alive connection), and a body
-    /// that ends short of it fails at once instead of leaving the server waiting.
-    func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if isSuspended { return Int(curlew_CURL_READFUNC_PAUSE) }
-        lastActivity = .now
-        guard let length = uploadLength else { return readBody(into: buffer, remaining: nil) }
-        let remaining = length - uploadedBytes
-        let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), max(remaining, 0)))])
-        let count = readBody(into: window, remaining: remaining)
-        if count == Int(curlew_CURL_READFUNC_PAUSE) || count == Int(curlew_CURL_READFUNC_ABORT) { return count }
-        uploadedBytes += Int64(count)
-        if count == 0 && remaining > 0 {
-            fail(.uploadFailed, "the request body ended after \(uploadedBytes) of its declared \(length) bytes")
-            return Int(curlew_CURL_READFUNC_ABORT)
-        }
-        if uploadedBytes == length && bodyHasMoreBytes() {
-            fail(.uploadFailed, "the request body is longer than its declared \(length) bytes")
-            return Int(curlew_CURL_READFUNC_ABORT)
-        }
-        return count
-    }
-
-    private func readBody(into buffer: UnsafeMutableRawBufferPointer, remaining: Int64?) -> Int {
-        if let uploadPump {
-            let count = uploadPump.read(into: buffer, remaining: remaining)
-            if count == Int(curlew_CURL_READFUNC_PAUSE) { isWaitingOnConsumer = true }
-            if count == Int(curlew_CURL_READFUNC_ABORT), let error = uploadPump.failure { record(error) }
-            return count
-        }
-        guard let upload else { return 0 }
-        do {
-            return try upload.read(into: buffer)
-        } catch {
-            record(error)
-            return Int(curlew_CURL_READFUNC_ABORT)
-        }
-    }
-
-    private func bodyHasMoreBytes() -> Bool {
-        if let uploadPump { return uploadPump.hasBufferedBytes }
-        return upload?.hasMoreBytes() ?? false
-    }
-
-    func handleSeek(to offset: Int64) -> Int32 {
-        guard let upload, uploadPump == nil, upload.seek(to: offset) else { return curlew_CURL_SEEKFUNC_CANTSEEK }
-        uploadedBytes = offset
-        return curlew_CURL_SEEKFUNC_OK
-    }
-
     // MARK: Progress
 
     func handleProgress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64, transfer: Transfer) {
@@ -471,6 +440,7 @@ final class TransferContext: @unchecked Sendable {
         guard let handle else {
             return .finished(.failure(CurlewError(.transport, "internal: transfer without a handle", url: request.url)))
         }
+        if resendWithoutExpect { return resendingWithoutExpect() }
         let metrics = TransferMetrics(handle: handle)
         if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {
             heldChallenge = nil
@@ -503,6 +473,24 @@ final class TransferContext: @unchecked Sendable {
             for: code, message: String(cString: errorBuffer), context: self, metrics: metrics)
         let collected: Data? = if case .collect = mode, !body.isEmpty { body } else { nil }
         return .finished(.failure(error.adding(url: request.url, head: finalHead ?? heldChallenge, body: collected)))
+    }
+
+    /// The hop again, without `Expect: 100-continue`, after the server refused it with 417 (see
+    /// ``ExpectContinue``). A body none of which went out is sent as it is — a stream's pump is
+    /// kept; one that had begun is read again, unless it is a one-shot stream.
+    private func resendingWithoutExpect() -> Completion {
+        resendWithoutExpect = false
+        expectRefused = true
+        request.headerFields[.expect] = nil
+        if bodyStarted, let body = request.body, !body.isReplayable {
+            uploadPump?.stop()
+            return .finished(.failure(CurlewError(
+                .bodyNotReplayable,
+                "the server refused Expect: 100-continue (417) after part of the one-shot stream body had gone out, so it cannot be sent again; build the body with a factory (RequestBody.stream(length:_:)) to allow this",
+                url: request.url)))
+        }
+        keepsUnsentPump = !bodyStarted
+        return .redirect
     }
 
     /// The final 100 % of each direction, unless the last throttled event already said so.

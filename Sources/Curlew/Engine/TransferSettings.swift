@@ -24,6 +24,8 @@ struct TransferSettings: Sendable {
     var credential: HTTPCredential?
     /// The session's credentials, by origin.
     var credentials: CredentialStore
+    /// When a body is preceded by `Expect: 100-continue`.
+    var expectContinue: ExpectContinue
 
     init(configuration: SessionConfiguration, options: RequestOptions, reportsProgress: Bool) {
         timeouts = options.timeouts.merged(over: configuration.timeouts)
@@ -42,6 +44,7 @@ struct TransferSettings: Sendable {
         cookieJar = configuration.cookieJar
         credential = options.credential
         credentials = configuration.credentials
+        expectContinue = options.expectContinue ?? configuration.expectContinue
     }
 }
 
@@ -60,6 +63,10 @@ extension TransferSettings {
                 url: url)
         }
         try proxy.validate(url: url)
+        if expectContinue.timeout <= .zero {
+            throw CurlewError(
+                .invalidRequest, "the Expect: 100-continue timeout must be positive, not \(expectContinue.timeout)", url: url)
+        }
         if maximumBodySize < 0 {
             throw CurlewError(
                 .invalidRequest, "maximumBodySize must be zero or positive, not \(maximumBodySize)", url: url)

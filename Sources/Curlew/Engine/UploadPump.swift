@@ -42,7 +42,8 @@ final class UploadPump: Sendable {
             do {
                 next = try await source.next()
             } catch {
-                let failure = CurlewError(.uploadFailed, "the upload body sequence failed: \(error)", underlying: error)
+                let failure = error as? CurlewError
+                    ?? CurlewError(.uploadFailed, "the upload body sequence failed: \(error)", underlying: error)
                 push { $0.error = failure }
                 return
             }

@@ -63,7 +63,14 @@ enum CURLCommand {
             if case .failure(let error) = build { return "# invalid request: \(error)" }  // Redacted by CurlewError.
             return "# invalid request"
         }
+        let socket: UnixSocketRoute?
+        do {
+            socket = try UnixSocketRoute.resolve(request)
+        } catch {
+            return "# invalid request: \(error)"
+        }
         var parts = ["curl"]
+        if let socket { parts += ["--unix-socket", quote(socket.path)] }
         switch request.method {
         case .head: parts.append("--head")
         case .get: break
@@ -71,7 +78,8 @@ enum CURLCommand {
         }
         if configuration.automaticDecompression { parts.append("--compressed") }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy)
-        parts += proxyArguments(request.options.proxy ?? configuration.proxy)
+        // curl uses no proxy for a Unix socket.
+        if socket == nil { parts += proxyArguments(request.options.proxy ?? configuration.proxy) }
         if let credential = request.options.credential ?? configuration.credentials.credential(for: request.url) {
             // The password is never repeated: `-u 'user:***'`.
             parts += ["-u", quote(credential.username + ":" + Redaction.placeholder), credential.method.curlFlag]
@@ -99,7 +107,11 @@ enum CURLCommand {
             case .stream: parts += ["--data-binary", quote("@-"), "# streamed body not shown"]
             }
         }
-        parts.append(quote(Redaction.string(request.url)))
+        if let socket, let curlURL = URL(string: socket.curlURL) {
+            parts.append(quote(Redaction.string(curlURL)))
+        } else {
+            parts.append(quote(Redaction.string(request.url)))
+        }
         return parts.joined(separator: " ")
     }
 

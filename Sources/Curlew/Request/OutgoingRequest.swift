@@ -33,8 +33,9 @@ public struct OutgoingRequest: Sendable {
 
     /// Converts a Foundation `URLRequest`, for code arriving from URLSession or Alamofire.
     ///
-    /// Method, URL, headers, body (`httpBody`) and timeout carry over. A `httpBodyStream` is
-    /// not supported and gives an ``CurlewError/Kind/invalidRequest`` error.
+    /// Method, URL, headers, body and timeout carry over. A `httpBodyStream` becomes a one-shot
+    /// ``RequestBody/inputStream(_:length:)`` body, sent chunked unless the request states a
+    /// `Content-Length`.
     public init(_ urlRequest: URLRequest) throws(CurlewError) {
         guard let url = urlRequest.url else {
             throw CurlewError(.invalidURL, "the URLRequest has no URL")
@@ -47,18 +48,14 @@ public struct OutgoingRequest: Sendable {
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
             fields.append(try HTTPField.validated(name: name, value: value, url: url))
         }
-        if urlRequest.httpBodyStream != nil {
-            throw CurlewError(
-                .invalidRequest, "URLRequest.httpBodyStream is not supported; use RequestBody.stream",
-                url: url)
-        }
         var options = RequestOptions()
         if urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval != 60 {
             options.timeouts.idle = .milliseconds(Int64(urlRequest.timeoutInterval * 1000))
         }
         self.init(
             url: url, method: method, headerFields: fields,
-            body: urlRequest.httpBody.map { .data($0) }, options: options)
+            body: urlRequest.httpBody.map { .data($0) } ?? urlRequest.httpBodyStream.map { .inputStream($0) },
+            options: options)
     }
 }
 
@@ -79,6 +76,14 @@ public struct RequestOptions: Sendable {
     /// ``SessionConfiguration/credentials``, and only at the origin (scheme, host and port) of
     /// the request's URL: a redirect to another origin goes without them.
     public var credential: HTTPCredential?
+    /// A Unix-domain socket to connect to instead of the URL's host and port, for an http or
+    /// https URL (an `http+unix://` URL names its socket itself). The `Host` field still names
+    /// the URL's host. Proxies never apply; a redirect stays on the socket only within the
+    /// URL's origin. At most 107 bytes, and not empty.
+    public var unixSocketPath: String?
+    /// Whether to ask with `Expect: 100-continue` before sending the body, instead of the
+    /// session's ``SessionConfiguration/expectContinue``.
+    public var expectContinue: ExpectContinue?
 
     /// Creates options that override nothing.
     public init() {}

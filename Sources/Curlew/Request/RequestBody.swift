@@ -1,15 +1,19 @@
 import Foundation
+import Synchronization
 
-/// The body of a request: bytes in memory, a file, or an asynchronous sequence of chunks.
+/// The body of a request: bytes in memory, a file, an asynchronous sequence of chunks, or a
+/// Foundation `InputStream`.
 ///
-/// `Data`, `String` and file bodies can be sent again (on a retry or a 307/308 redirect). A
-/// stream body is sent once, unless it is built with a factory that makes a fresh sequence
-/// for each attempt.
+/// `Data`, `String` and file bodies can be sent again (on a retry, a 307/308 redirect, or a
+/// refused `Expect: 100-continue`). A stream body is sent once, unless it is built with a
+/// factory that makes a fresh stream for each attempt; an attempt that would need a one-shot
+/// stream a second time fails with ``CurlewError/Kind/bodyNotReplayable`` before it sends
+/// anything, rather than send an empty or partial body.
 public struct RequestBody: Sendable {
     enum Storage: Sendable {
         case data(Data)
         case file(URL)
-        case stream(length: Int64?, replayable: Bool, make: @Sendable () -> ChunkSource)
+        case stream(length: Int64?, replayable: Bool, make: @Sendable () throws(CurlewError) -> ChunkSource)
     }
 
     let storage: Storage
@@ -49,7 +53,11 @@ public struct RequestBody: Sendable {
     public static func stream<S: AsyncSequence & Sendable>(_ sequence: S, length: Int64? = nil)
         -> RequestBody where S.Element: Collection<UInt8> & Sendable
     {
-        RequestBody(storage: .stream(length: length, replayable: false) { ChunkSource(sequence) })
+        let once = OneShot("stream")
+        return RequestBody(storage: .stream(length: length, replayable: false) { () throws(CurlewError) in
+            try once.claim()
+            return ChunkSource(sequence)
+        })
     }
 
     /// A replayable body: `makeSequence` is called once per attempt.
@@ -58,6 +66,56 @@ public struct RequestBody: Sendable {
     ) -> RequestBody where S.Element: Collection<UInt8> & Sendable {
         RequestBody(storage: .stream(length: length, replayable: true) { ChunkSource(makeSequence()) })
     }
+
+    /// A one-shot body read from a Foundation `InputStream`, for code arriving from
+    /// URLSession. With `length` nil the body is sent chunked.
+    ///
+    /// The stream is opened if it is not open yet, read on a thread of its own (a read that
+    /// blocks, on a pipe or a socket, holds neither the session's thread nor Swift's
+    /// cooperative pool) with the same backpressure as ``stream(_:length:)``, and closed at
+    /// its end. Hand the stream over: nothing else may read it afterwards.
+    public static func inputStream(_ stream: InputStream, length: Int64? = nil) -> RequestBody {
+        let handedOver = HandedOverInputStream(stream)
+        let once = OneShot("input stream")
+        return RequestBody(storage: .stream(length: length, replayable: false) { () throws(CurlewError) in
+            try once.claim()
+            return ChunkSource(reader: InputStreamReader(handedOver.stream))
+        })
+    }
+
+    /// A replayable body from `InputStream`s: `makeStream` is called once per attempt and must
+    /// return a new stream each time.
+    public static func inputStream(length: Int64? = nil, _ makeStream: @escaping @Sendable () -> InputStream)
+        -> RequestBody
+    {
+        RequestBody(storage: .stream(length: length, replayable: true) {
+            ChunkSource(reader: InputStreamReader(makeStream()))
+        })
+    }
+}
+
+/// Lets a one-shot body be read once; a second reader gets a clear error instead of an
+/// exhausted (empty) or half-read stream.
+private final class OneShot: Sendable {
+    private let claimed = Atomic(false)
+    private let what: String
+
+    init(_ what: String) { self.what = what }
+
+    func claim() throws(CurlewError) {
+        guard claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+            throw CurlewError(
+                .bodyNotReplayable,
+                "the one-shot \(what) body was already read by an earlier attempt or request; build it with a factory to send it again")
+        }
+    }
+}
+
+/// An `InputStream` handed to a body at its creation; see ``RequestBody/inputStream(_:length:)``.
+private final class HandedOverInputStream: @unchecked Sendable {
+    // Safe: the stream is only read by the one reader that `RequestBody.claim` lets through.
+    let stream: InputStream
+    init(_ stream: InputStream) { self.stream = stream }
 }
 
 /// A type-erased asynchronous source of byte chunks.
@@ -67,6 +125,10 @@ struct ChunkSource: Sendable {
     init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element: Collection<UInt8> & Sendable {
         let box = IteratorBox(sequence.makeAsyncIterator())
         next = { try await box.next().map(Array.init) }
+    }
+
+    init(reader: InputStreamReader) {
+        next = { try await reader.next() }
     }
 }
 

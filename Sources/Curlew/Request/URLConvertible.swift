@@ -29,15 +29,16 @@ extension URLComponents: URLConvertible {
 }
 
 extension URL {
-    /// Checks what libcurl needs of a request URL: an http or https scheme and a host.
+    /// Checks what libcurl needs of a request URL: an http, https or http+unix scheme and a host
+    /// (for http+unix, the socket's path; see ``RequestOptions/unixSocketPath``).
     func validatedForTransfer() throws(CurlewError) -> URL {
         guard let scheme else {
             throw CurlewError(.invalidURL, "the URL has no scheme", url: self)
         }
         // Lowercase schemes (nearly all) skip making a lowercased copy.
-        guard scheme == "http" || scheme == "https" || ["http", "https"].contains(scheme.lowercased()) else {
+        guard scheme == "http" || scheme == "https" || ["http", "https", "http+unix"].contains(scheme.lowercased()) else {
             throw CurlewError(
-                .unsupportedScheme, "only http and https are allowed, not '\(scheme.lowercased())'", url: self)
+                .unsupportedScheme, "only http, https and http+unix are allowed, not '\(scheme.lowercased())'", url: self)
         }
         guard let host = host, !host.isEmpty else {
             throw CurlewError(.invalidURL, "the URL has no host", url: self)

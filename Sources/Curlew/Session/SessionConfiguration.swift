@@ -49,6 +49,9 @@ public struct SessionConfiguration: Sendable {
     /// Credentials for HTTP authentication by origin (scheme, host and port), for requests
     /// that bring none of their own; each goes only to its own origin, also across redirects.
     public var credentials = CredentialStore()
+    /// Whether requests with a body ask `Expect: 100-continue` first; see ``ExpectContinue``
+    /// for why the default is ``ExpectContinue/never``.
+    public var expectContinue: ExpectContinue = .never
     /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
     /// the order they are called.
     public var eventMonitors: [any EventMonitor] = []
