@@ -137,7 +137,7 @@ public class Request: @unchecked Sendable {
             do {
                 // An empty file is not read: Foundation's reader allocates a buffer for it that
                 // it never frees (LeakSanitizer saw 4 KiB per empty download).
-                let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+                let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
                 body = size == 0 ? Data() : try Data(contentsOf: file)
             } catch {
                 throw CurlewError(
