@@ -37,6 +37,8 @@ try await withSession { session in
             break
         }
     }
+    // The tour leaves nothing behind in the temporary folder.
+    try? FileManager.default.removeItem(at: directory)
 
     // 3. Iterate the events of a request.
     print("3. The event stream of a POST:")
