@@ -14,12 +14,17 @@ extension TransferContext {
     /// Sets or clears `CURLOPT_HTTPAUTH`, `CURLOPT_USERNAME` and `CURLOPT_PASSWORD` for this hop.
     ///
     /// libcurl keeps authentication state that no option resets (the method it picked, a
-    /// Digest nonce), so a handle that carried credentials is never pooled again:
-    /// ``hopCarriesCredentials`` tells the curl loop to free it (see
-    /// ``EasyHandlePool/retireWhenReturned(_:)``), also between the hops of one request, which
-    /// each take a handle. A hop without credentials therefore always has a handle that never
-    /// had any, and sets nothing (libcurl's defaults: no user, no password, Basic): the common
-    /// request pays nothing for authentication.
+    /// Digest nonce), so a handle that carried credentials is not pooled again:
+    /// ``hopCarriesCredentials`` tells the curl loop to retire it (see
+    /// ``EasyHandlePool/retireWhenReturned(_:)``); hops without credentials therefore set
+    /// nothing here.
+    ///
+    /// libcurl 7.88 also keeps one bit on the **connection**: a multi-pass method (Digest, any,
+    /// NTLM, Negotiate) sends a POST or PUT first as a probe with `Content-Length: 0`, marking
+    /// the connection `authneg`, and a later request without credentials on that connection
+    /// returns before clearing it, so its body is not sent (`Content-Length: 0`; seen under
+    /// parallel load as POSTs arriving empty). Connections used with a multi-pass method are
+    /// therefore closed after their transfer (`CURLOPT_FORBID_REUSE`), on the retired handle.
     func configureAuthentication(_ options: EasyOptions) throws(CurlewError) {
         guard let credential = hopCredential else {
             hopCarriesCredentials = false
@@ -27,6 +32,7 @@ extension TransferContext {
         }
         try credential.validate(url: request.url)
         hopCarriesCredentials = true
+        if credential.method != .basic { try options.set(CURLOPT_FORBID_REUSE, 1) }
         try options.set(CURLOPT_HTTPAUTH, credential.method.curlMask)
         try options.set(CURLOPT_USERNAME, credential.username)
         try options.set(CURLOPT_PASSWORD, credential.password)
