@@ -361,13 +361,18 @@ final class RequestCore: Sendable {
         case .doNotRetry:
             return error
         case .doNotRetryWithError(let replacement):
-            return replacement as? CurlewError
+            let final = replacement as? CurlewError
                 ?? CurlewError(.retryLimitExceeded, "\(replacement)", url: request.url, underlying: replacement)
+            // The partial file stays reachable from the error the caller gets.
+            guard let resumeData = error.downloadResumeData, final.downloadResumeData == nil else { return final }
+            return final.with(downloadResumeData: resumeData)
         case .retry:
             delay = .zero
         case .retryWithDelay(let wait):
             delay = max(.zero, wait)
         }
+        // Another attempt starts over: nobody will resume from this partial file.
+        error.downloadResumeData?.discardPartialFile()
         if let body = request.body, !body.isReplayable {
             return CurlewError(
                 .bodyNotReplayable,
@@ -434,7 +439,7 @@ final class RequestCore: Sendable {
             return state.cancelReason
         }
         if let reason {
-            transfer.cancel(reason.kind, reason.message)
+            transfer.cancel(reason.kind, reason.message, keepingPartialDownload: reason.keepsPartialDownload)
             throw reason
         }
     }
@@ -482,13 +487,14 @@ final class RequestCore: Sendable {
 
     /// Cancels the request, its current transfer and any wait before a retry; remembered if
     /// it has not started yet.
-    func cancel(_ kind: CurlewError.Kind, _ message: String) {
-        let reason = CurlewError(kind, message, url: url)
+    func cancel(_ kind: CurlewError.Kind, _ message: String, keepingPartialDownload: Bool = false) {
+        var reason = CurlewError(kind, message, url: url)
+        if keepingPartialDownload { reason = reason.with(downloadResumeData: nil, keepsPartialDownload: true) }
         let (transfer, sleeper) = state.withLock { state -> (Transfer?, Task<Void, any Error>?) in
             if state.cancelReason == nil { state.cancelReason = reason }
             return (state.transfer, state.retryDelay)
         }
-        transfer?.cancel(kind, message)
+        transfer?.cancel(kind, message, keepingPartialDownload: keepingPartialDownload)
         sleeper?.cancel()
     }
 
