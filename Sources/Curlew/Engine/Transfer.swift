@@ -17,6 +17,18 @@ final class Transfer: Sendable {
         case stream
         /// Write the body to a file; with resume data, continue its partial file.
         case download(DownloadDestination, DownloadOptions, DownloadResumeData?)
+
+        /// The same download, continuing the partial file of `resumeData`.
+        func resuming(_ resumeData: DownloadResumeData) -> Mode {
+            guard case .download(let destination, let options, _) = self else { return self }
+            return .download(destination, options, resumeData)
+        }
+
+        /// Whether this is a download that continues a partial file.
+        var isResuming: Bool {
+            if case .download(_, _, .some) = self { return true }
+            return false
+        }
     }
 
     let state: Mutex<TransferStateMachine>
