@@ -188,4 +188,26 @@ struct ResumableDownloadTests {
         #expect(error?.downloadResumeData == nil, "without a validator nothing can be resumed")
         #expect(try contents(of: directory).isEmpty)
     }
+
+    @Test func resumeDataPointingAtAnyOtherFileIsRefused() async throws {
+        let server = try await Fixtures.server()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("x.bin")
+        let partial = try await interrupted(server, "/resumable?length=50000&drop=10000", to: destination)
+        partial.discardPartialFile()
+        let precious = directory.appendingPathComponent("precious.txt")
+        try Data("keep me".utf8).write(to: precious)
+        // Stored resume data edited to aim at another file; a 200 would otherwise truncate it.
+        let forged = try edited(partial, [
+            "partialFileURL": precious.absoluteString, "bytesOnDisk": 7,
+            "url": server.url("/resumable?length=50000&ranges=0").absoluteString,
+        ])
+        let error = await #expect(throws: CurlewError.self) {
+            _ = try await Fixtures.session.download(resumingWith: forged, to: .file(destination)).fileURL()
+        }
+        #expect(error?.kind == .invalidRequest)
+        #expect(try Data(contentsOf: precious) == Data("keep me".utf8))
+        #expect(try contents(of: directory) == ["precious.txt"])
+    }
 }

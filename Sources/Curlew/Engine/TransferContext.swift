@@ -468,7 +468,8 @@ final class TransferContext: @unchecked Sendable {
             let onDisk = downloadFile?.bytesOnDisk
             let pending = downloadFile?.finishWriting()
             downloadFile = nil
-            emitFinalProgress(metrics: metrics, downloaded: onDisk, transfer: transfer)
+            // A resumed file counts what it had; otherwise bytes received, as libcurl counts them.
+            emitFinalProgress(metrics: metrics, downloaded: progressOffset > 0 ? onDisk : nil, transfer: transfer)
             let outcome = TransferOutcome(
                 request: request, url: request.url, head: head, body: body, pendingDownload: pending,
                 metrics: metrics, redirects: redirects)

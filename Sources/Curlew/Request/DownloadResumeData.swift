@@ -69,6 +69,14 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
     /// The request that continues the download: the one as sent, with `Range: bytes=N-` and
     /// `If-Range`.
     func resumingRequest(options: RequestOptions) -> Result<OutgoingRequest, CurlewError> {
+        // Resume data may come from storage: only a partial file Curlew named is ever
+        // truncated, appended to or moved, never an arbitrary file it points at.
+        let name = partialFileURL.lastPathComponent
+        guard partialFileURL.isFileURL, name.hasPrefix("."), name.contains(".curlew-"), bytesOnDisk >= 0 else {
+            return .failure(CurlewError(
+                .invalidRequest, "the resume data's partial file \(partialFileURL.path) is not a partial download of Curlew's",
+                url: url))
+        }
         var fields = HTTPFields()
         for header in headers {
             guard let name = HTTPField.Name(header.name) else {
