@@ -87,6 +87,8 @@ enum Router {
             return RedirectRoutes.respond(request, segments: segments, allocator: allocator)
         case "fault":
             return FaultRoutes.respond(request, segments: segments, allocator: allocator)
+        case "resumable":
+            return ResumeRoutes.respond(request, allocator: allocator)
         default:
             return Reply.json(
                 request, status: 404, ["error": "no route for \(request.path)"], allocator: allocator)

@@ -16,6 +16,14 @@ final class DownloadFile {
     private let options: DownloadOptions
     private var descriptor: Int32
     private var handedOver = false
+    /// How many body bytes the file holds (a resumed file counts what it held before).
+    private(set) var bytesOnDisk: Int64 = 0
+    /// The response's `ETag`, else `Last-Modified`, when a partial file could be resumed.
+    var validator: String?
+    /// The whole body's length, when the response said it.
+    var totalBytes: Int64?
+    /// Set for a `416` that confirms the file is complete: its body is not the resource's.
+    var ignoresBody = false
 
     init(destination: URL, options: DownloadOptions) throws(CurlewError) {
         self.destination = destination
@@ -40,7 +48,32 @@ final class DownloadFile {
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Continues the partial file at `path` (see ``DownloadResumeData``): appends after its
+    /// `offset` bytes, or with `offset` 0 starts it again from empty.
+    init(resuming path: String, at offset: Int64, destination: URL, options: DownloadOptions) throws(CurlewError) {
+        self.destination = destination
+        self.options = options
+        temporaryPath = path
+        if !options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: destination.path) {
+            throw CurlewError(.fileSystem, "a file already exists at \(destination.path); pass .removePreviousFile to replace it")
+        }
+        let descriptor = open(path, offset == 0 ? O_WRONLY | O_CREAT | O_TRUNC : O_WRONLY, 0o600)
+        guard descriptor >= 0 else {
+            throw CurlewError(.resumeFailed, "cannot open the partial file \(path): \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = descriptor
+        let size = lseek(descriptor, 0, SEEK_END)
+        guard size == off_t(offset) else {
+            close(descriptor)
+            self.descriptor = -1
+            handedOver = true  // The caller's file: left as it is.
+            throw CurlewError(.resumeFailed, "the partial file \(path) holds \(size) bytes, not the \(offset) the resume data says")
+        }
+        bytesOnDisk = offset
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer) throws(CurlewError) {
+        if ignoresBody { return }
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -51,6 +84,21 @@ final class DownloadFile {
             }
             offset += written
         }
+        bytesOnDisk += Int64(bytes.count)
+    }
+
+    /// Keeps the partial file for resume data instead of removing it, when it can be resumed:
+    /// some bytes arrived and the response gave a validator. Otherwise removes it.
+    func keepForResuming(request: OutgoingRequest) -> DownloadResumeData? {
+        guard let validator, bytesOnDisk > 0, !ignoresBody, !handedOver else {
+            discard()
+            return nil
+        }
+        closeDescriptor()
+        handedOver = true
+        return DownloadResumeData(
+            request: request, validator: validator, bytesOnDisk: bytesOnDisk, totalBytes: totalBytes,
+            partialPath: temporaryPath)
     }
 
     /// Ends the writing: the file, still beside the destination under its temporary name, now

@@ -15,8 +15,20 @@ final class Transfer: Sendable {
         case collect
         /// Hand the body to one consumer through a bounded buffer, with backpressure.
         case stream
-        /// Write the body to a file.
-        case download(DownloadDestination, DownloadOptions)
+        /// Write the body to a file; with resume data, continue its partial file.
+        case download(DownloadDestination, DownloadOptions, DownloadResumeData?)
+
+        /// The same download, continuing the partial file of `resumeData`.
+        func resuming(_ resumeData: DownloadResumeData) -> Mode {
+            guard case .download(let destination, let options, _) = self else { return self }
+            return .download(destination, options, resumeData)
+        }
+
+        /// Whether this is a download that continues a partial file.
+        var isResuming: Bool {
+            if case .download(_, _, .some) = self { return true }
+            return false
+        }
     }
 
     let state: Mutex<TransferStateMachine>
@@ -115,9 +127,12 @@ final class Transfer: Sendable {
         }
     }
 
-    /// Cancels the transfer; a cancel before the start is kept and wins when it starts.
-    func cancel(_ kind: CurlewError.Kind, _ message: String) {
-        let reason = CurlewError(kind, message, url: context.request.url)
+    /// Cancels the transfer; a cancel before the start is kept and wins when it starts. With
+    /// `keepingPartialDownload`, a download keeps its partial file and its error carries
+    /// resume data (when it can be resumed).
+    func cancel(_ kind: CurlewError.Kind, _ message: String, keepingPartialDownload: Bool = false) {
+        var reason = CurlewError(kind, message, url: context.request.url)
+        if keepingPartialDownload { reason = reason.with(downloadResumeData: nil, keepsPartialDownload: true) }
         switch state.withLock({ $0.cancel(reason) }) {
         case .none: break
         case .stopOnLoop: loop.cancel(self)

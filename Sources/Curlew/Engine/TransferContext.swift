@@ -57,8 +57,10 @@ final class TransferContext: @unchecked Sendable {
     // The body.
     private var body = Data()
     /// Undoes the body's content codings; nil for a body sent as is.
-    private var decoder: ContentDecoder?
-    private var downloadFile: DownloadFile?
+    private(set) var decoder: ContentDecoder?
+    var downloadFile: DownloadFile?
+    /// The bytes a resumed download already had: progress counts from there.
+    var progressOffset: Int64 = 0
 
     /// Why a callback aborted the transfer; preferred over libcurl's code.
     var failure: CurlewError?
@@ -73,11 +75,11 @@ final class TransferContext: @unchecked Sendable {
 
     // Progress.
     let startInstant = ContinuousClock.now
-    private var lastDownloadEmit: ContinuousClock.Instant?
+    var lastDownloadEmit: ContinuousClock.Instant?
     private var lastUploadEmit: ContinuousClock.Instant?
-    private var lastDownloadBytes: Int64 = -1
+    var lastDownloadBytes: Int64 = -1
     private var lastUploadBytes: Int64 = -1
-    private var lastDownloadTotal: Int64?
+    var lastDownloadTotal: Int64?
     private var lastUploadTotal: Int64?
 
     // Idleness, checked by the loop: when bytes last moved, and whether the transfer is
@@ -293,11 +295,15 @@ final class TransferContext: @unchecked Sendable {
             }
         case .stream:
             break
-        case .download(let destination, let options):
+        case .download(let destination, let options, let resume):
             let name = SuggestedFilename.from(head: head, url: request.url)
             let target = destination.resolve(suggestedFilename: name, head: head)
             do {
-                downloadFile = try DownloadFile(destination: target, options: options)
+                let delivered = try openDownloadFile(head: head, target: target, options: options, resume: resume)
+                finalHead = delivered
+                transfer.deliverHead(delivered)
+                emitResumedProgress(transfer: transfer)
+                return true
             } catch {
                 failure = error.adding(url: request.url, head: head)
                 return false
@@ -413,12 +419,12 @@ final class TransferContext: @unchecked Sendable {
         {
             lastDownloadEmit = now
             lastDownloadBytes = downloadNow
-            lastDownloadTotal = downloadTotal > 0 ? downloadTotal : nil
-            events.emit(.downloadProgress(progress(downloadNow, total: lastDownloadTotal, at: now)))
+            lastDownloadTotal = downloadTotal > 0 ? downloadTotal + progressOffset : nil
+            events.emit(.downloadProgress(progress(downloadNow + progressOffset, total: lastDownloadTotal, at: now)))
         }
     }
 
-    private func progress(_ done: Int64, total: Int64?, at now: ContinuousClock.Instant) -> TransferProgress {
+    func progress(_ done: Int64, total: Int64?, at now: ContinuousClock.Instant) -> TransferProgress {
         let elapsed = now - startInstant
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return TransferProgress(
@@ -459,18 +465,23 @@ final class TransferContext: @unchecked Sendable {
             guard let head = finalHead else {
                 return .finished(.failure(CurlewError(.malformedResponse, "the server sent no response head", url: request.url)))
             }
+            let onDisk = downloadFile?.bytesOnDisk
             let pending = downloadFile?.finishWriting()
             downloadFile = nil
-            emitFinalProgress(metrics: metrics, transfer: transfer)
+            // A resumed file counts what it had; otherwise bytes received, as libcurl counts them.
+            emitFinalProgress(metrics: metrics, downloaded: progressOffset > 0 ? onDisk : nil, transfer: transfer)
             let outcome = TransferOutcome(
                 request: request, url: request.url, head: head, body: body, pendingDownload: pending,
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }
+        // A transport failure (not a callback's refusal) may leave a partial file to resume.
+        let resumeData = failure == nil ? downloadFile?.keepForResuming(request: request) : nil
         downloadFile?.discard()
         downloadFile = nil
-        let error = failure ?? CurlErrorMapping.error(
+        var error = failure ?? CurlErrorMapping.error(
             for: code, message: String(cString: errorBuffer), context: self, metrics: metrics)
+        if let resumeData { error = error.with(downloadResumeData: resumeData) }
         let collected: Data? = if case .collect = mode, !body.isEmpty { body } else { nil }
         return .finished(.failure(error.adding(url: request.url, head: finalHead ?? heldChallenge, body: collected)))
     }
@@ -494,7 +505,7 @@ final class TransferContext: @unchecked Sendable {
     }
 
     /// The final 100 % of each direction, unless the last throttled event already said so.
-    private func emitFinalProgress(metrics: TransferMetrics, transfer: Transfer) {
+    private func emitFinalProgress(metrics: TransferMetrics, downloaded: Int64?, transfer: Transfer) {
         guard let events = transfer.events else { return }
         let now = ContinuousClock.now
         if let length = request.body?.length, length > 0 || metrics.bytesSent > 0 {
@@ -503,7 +514,7 @@ final class TransferContext: @unchecked Sendable {
                 events.emit(.uploadProgress(progress(sent, total: sent, at: now)))
             }
         }
-        let received = max(metrics.bytesReceived, Int64(body.count))
+        let received = downloaded ?? max(metrics.bytesReceived, Int64(body.count))
         if lastDownloadBytes != received || lastDownloadTotal != received {
             events.emit(.downloadProgress(progress(received, total: received, at: now)))
         }
@@ -530,9 +541,11 @@ final class TransferContext: @unchecked Sendable {
     /// upload pump, removes a partial download, and returns `error` with what is known.
     func abandon(with error: CurlewError) -> CurlewError {
         uploadPump?.stop()
+        let resumeData = keepsPartialDownload(after: error) ? downloadFile?.keepForResuming(request: request) : nil
         downloadFile?.discard()
         downloadFile = nil
-        return error.adding(url: request.url, head: finalHead)
+        let abandoned = error.adding(url: request.url, head: finalHead)
+        return resumeData.map { abandoned.with(downloadResumeData: $0) } ?? abandoned
     }
 }
 

@@ -224,7 +224,10 @@ struct TransferStateMachine {
         guard phase != .finished else { return Resumptions() }
         phase = .finished
         var final = proposed
-        if case .failure = proposed, let cancelReason { final = .failure(cancelReason) }
+        if case .failure(let error) = proposed, let cancelReason {
+            // The cancel is the reason; a partial file kept for resuming stays reachable.
+            final = .failure(error.downloadResumeData.map { cancelReason.with(downloadResumeData: $0) } ?? cancelReason)
+        }
         result = final
         var resumptions = Resumptions(
             outcomeWaiters: outcomeWaiters, headWaiters: headWaiters, result: final)

@@ -14,6 +14,9 @@ struct InterceptorChain: Sendable {
 
     var isEmpty: Bool { interceptors.isEmpty }
 
+    /// Whether a retry of a download continues its partial file (see ``RetryPolicy/resumesDownloads``).
+    var resumesDownloads: Bool { interceptors.contains { ($0 as? RetryPolicy)?.resumesDownloads == true } }
+
     /// Runs every adapter in order; the first failure stops the chain.
     func adapt(_ request: OutgoingRequest, for session: Session) async throws(CurlewError) -> OutgoingRequest {
         var adapted = request

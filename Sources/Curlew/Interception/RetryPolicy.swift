@@ -68,6 +68,10 @@ public struct RetryPolicy: RequestInterceptor {
     public var honorsRetryAfter: Bool
     /// How random the backoff is.
     public var jitter: Jitter
+    /// Whether a download that failed part way is retried by resuming it — `Range` from the
+    /// bytes already on disk, with `If-Range` — rather than from the start, when it gave
+    /// ``CurlewError/downloadResumeData``. Off by default.
+    public var resumesDownloads = false
 
     /// Creates a policy; every argument has a sensible default.
     public init(

@@ -12,8 +12,11 @@ import HTTPTypes
 /// ``Request``; `data()`, `decode` and `serialized(by:)` read the finished file.
 public final class DownloadRequest: Request, @unchecked Sendable {
     // Safe: it adds no stored property to ``Request``, whose proof holds.
-    init(session: Session, build: Result<OutgoingRequest, CurlewError>, destination: DownloadDestination, options: DownloadOptions) {
-        super.init(core: RequestCore(session: session, build: build, mode: .download(destination, options)))
+    init(
+        session: Session, build: Result<OutgoingRequest, CurlewError>, destination: DownloadDestination,
+        options: DownloadOptions, resuming resumeData: DownloadResumeData? = nil
+    ) {
+        super.init(core: RequestCore(session: session, build: build, mode: .download(destination, options, resumeData)))
     }
 
     /// The response, whose value is the file's final location.
@@ -33,5 +36,26 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// The file's final location.
     public func fileURL() async throws(CurlewError) -> URL {
         try await response.value
+    }
+
+    /// Cancels the download; with `producingResumeData`, keeps what arrived and returns what it
+    /// takes to continue it with ``Session/download(resumingWith:to:options:)``.
+    ///
+    /// Returns nil — and removes the partial file, as a plain ``Request/cancel()`` does — when
+    /// there is nothing to resume: no byte arrived, the response named no validator (`ETag` or
+    /// `Last-Modified`) or was content-coded, the download had already finished, or it had not
+    /// started. Waits for the transfer to stop, so the partial file is complete when it returns.
+    public func cancel(producingResumeData: Bool) async -> DownloadResumeData? {
+        guard producingResumeData else {
+            cancel()
+            return nil
+        }
+        core.cancel(.cancelled, "the download was cancelled", keepingPartialDownload: true)
+        do {
+            _ = try await core.completed()
+            return nil
+        } catch {
+            return error.downloadResumeData
+        }
     }
 }

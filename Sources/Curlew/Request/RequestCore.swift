@@ -165,9 +165,11 @@ final class RequestCore: Sendable {
                 var recovery = SerializationRecovery.fail(error)
                 let result = await driving { () async -> Result<Completed, CurlewError> in
                     let chain = self.chain()
+                    // A serialization failure follows a completed download: nothing to resume.
+                    var resumption: DownloadResumeData?
                     if let final = await self.retryOrStop(
                         after: error, request: failed.request, attempt: failed.attempts,
-                        attemptStart: failed.attemptStart, chain: chain)
+                        attemptStart: failed.attemptStart, chain: chain, resumption: &resumption)
                     {
                         recovery = .fail(final)
                         return .success(failed)
@@ -263,13 +265,22 @@ final class RequestCore: Sendable {
         }
         let chain = chain()
         var attempt = firstAttempt - 1
+        // A retry that continues a download's partial file (see `RetryPolicy.resumesDownloads`).
+        var resumption: DownloadResumeData?
         while true {
             attempt += 1
             let attemptStart = ContinuousClock.now
-            var request = base
+            var attemptBase = base
+            var mode = mode
+            if let resumption {
+                attemptBase.headerFields[.range] = "bytes=\(resumption.bytesOnDisk)-"
+                attemptBase.headerFields[.ifRange] = resumption.validator
+                mode = mode.resuming(resumption)
+            }
+            var request = attemptBase
             do {
                 // Without interceptors, skip the async hops: the build already validated the URL.
-                if !chain.isEmpty { request = try await chain.adapt(base, for: session) }
+                if !chain.isEmpty { request = try await chain.adapt(attemptBase, for: session) }
                 if let monitor {
                     monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: attempt)
                     monitor.monitor.request(monitor.id, didStart: request, attempt: attempt)
@@ -290,7 +301,8 @@ final class RequestCore: Sendable {
                 return .success(Completed(outcome: outcome, attempts: attempt, request: request, attemptStart: attemptStart))
             } catch {
                 if let final = await retryOrStop(
-                    after: error, request: request, attempt: attempt, attemptStart: attemptStart, chain: chain)
+                    after: error, request: request, attempt: attempt, attemptStart: attemptStart, chain: chain,
+                    resumption: &resumption)
                 {
                     monitor.map { $0.monitor.request($0.id, didFinish: request, with: .failure(final), attempts: attempt) }
                     return .failure(final)
@@ -348,10 +360,12 @@ final class RequestCore: Sendable {
     }
 
     /// Shows a failed attempt to the retriers (once). Returns nil to try again — after the
-    /// delay a retrier asked for — or the error to fail with.
+    /// delay a retrier asked for — or the error to fail with. A download retried with resume
+    /// data continues its partial file (set in `resumption`) when the chain resumes downloads or
+    /// the download was itself resumed; otherwise the partial file is removed.
     private func retryOrStop(
         after error: CurlewError, request: OutgoingRequest, attempt: Int, attemptStart: ContinuousClock.Instant,
-        chain: InterceptorChain
+        chain: InterceptorChain, resumption: inout DownloadResumeData?
     ) async -> CurlewError? {
         if isFinal(error) || chain.isEmpty { return error }
         let firstStart = state.withLock { $0.firstAttemptStart } ?? attemptStart
@@ -361,8 +375,11 @@ final class RequestCore: Sendable {
         case .doNotRetry:
             return error
         case .doNotRetryWithError(let replacement):
-            return replacement as? CurlewError
+            let final = replacement as? CurlewError
                 ?? CurlewError(.retryLimitExceeded, "\(replacement)", url: request.url, underlying: replacement)
+            // The partial file stays reachable from the error the caller gets.
+            guard let resumeData = error.downloadResumeData, final.downloadResumeData == nil else { return final }
+            return final.with(downloadResumeData: resumeData)
         case .retry:
             delay = .zero
         case .retryWithDelay(let wait):
@@ -372,11 +389,28 @@ final class RequestCore: Sendable {
             return CurlewError(
                 .bodyNotReplayable,
                 "a retrier asked to try again after '\(error.kind): \(error.message)', but the body is a one-shot stream that cannot be sent twice; build it with RequestBody.stream(length:_:) and a factory to allow retries",
-                url: request.url, responseHead: error.responseHead, responseBody: error.responseBody, underlying: error)
+                url: request.url, responseHead: error.responseHead, responseBody: error.responseBody, underlying: error
+            ).with(downloadResumeData: error.downloadResumeData)
+        }
+        resumption = nil
+        if let resumeData = error.downloadResumeData {
+            if chain.resumesDownloads || mode.isResuming {
+                resumption = resumeData
+            } else {
+                // Another attempt starts over: nobody will resume from this partial file.
+                resumeData.discardPartialFile()
+            }
         }
         monitor.map { $0.monitor.request($0.id, willRetry: request, after: error, attempt: attempt, delay: delay) }
-        if delay > .zero, let stopped = await sleep(for: delay, url: request.url) { return stopped }
-        return state.withLock { $0.cancelReason }
+        var stopped: CurlewError?
+        if delay > .zero { stopped = await sleep(for: delay, url: request.url) }
+        guard let final = stopped ?? state.withLock({ $0.cancelReason }) else { return nil }
+        // Cancelled while waiting to retry: the partial file goes, unless resume data was asked for.
+        guard let pending = resumption else { return final }
+        resumption = nil
+        if final.keepsPartialDownload { return final.with(downloadResumeData: pending) }
+        pending.discardPartialFile()
+        return final
     }
 
     /// Waits before a retry; `cancel()` and task cancellation end the wait at once. Returns
@@ -434,7 +468,7 @@ final class RequestCore: Sendable {
             return state.cancelReason
         }
         if let reason {
-            transfer.cancel(reason.kind, reason.message)
+            transfer.cancel(reason.kind, reason.message, keepingPartialDownload: reason.keepsPartialDownload)
             throw reason
         }
     }
@@ -482,13 +516,14 @@ final class RequestCore: Sendable {
 
     /// Cancels the request, its current transfer and any wait before a retry; remembered if
     /// it has not started yet.
-    func cancel(_ kind: CurlewError.Kind, _ message: String) {
-        let reason = CurlewError(kind, message, url: url)
+    func cancel(_ kind: CurlewError.Kind, _ message: String, keepingPartialDownload: Bool = false) {
+        var reason = CurlewError(kind, message, url: url)
+        if keepingPartialDownload { reason = reason.with(downloadResumeData: nil, keepsPartialDownload: true) }
         let (transfer, sleeper) = state.withLock { state -> (Transfer?, Task<Void, any Error>?) in
             if state.cancelReason == nil { state.cancelReason = reason }
             return (state.transfer, state.retryDelay)
         }
-        transfer?.cancel(kind, message)
+        transfer?.cancel(kind, message, keepingPartialDownload: keepingPartialDownload)
         sleeper?.cancel()
     }
 

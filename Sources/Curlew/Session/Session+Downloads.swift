@@ -93,6 +93,32 @@ extension Session {
         return download(build, to: destination, options: options)
     }
 
+    /// Continues a download from its resume data (see ``DownloadResumeData``).
+    ///
+    /// Sends the request again with `Range: bytes=N-` and `If-Range: <validator>`, where N is
+    /// the size of the partial file:
+    /// - a `206` whose `Content-Range` starts at N (and gives the same total) appends to it;
+    /// - a `200` — the server ignored the range, or the resource changed — starts it again
+    ///   from empty, so no bytes of two versions are ever mixed;
+    /// - a `416` saying the resource is N bytes long finishes with the file as it is; the
+    ///   response is reported as a `200` with that length;
+    /// - a `Content-Range` that starts elsewhere or gives another total fails with
+    ///   ``CurlewError/Kind/resumeFailed`` and writes nothing (the partial file stays as it was);
+    /// - any other status is a response like any other: its body goes to a new file, and the
+    ///   partial file is not touched.
+    ///
+    /// On success the completed file moves to `destination`. Progress counts from N: the first
+    /// event reports N bytes of the whole. A resumed download that fails again gives new resume
+    /// data, so it can be resumed again.
+    public nonisolated func download(
+        resumingWith resumeData: DownloadResumeData, to destination: DownloadDestination, options: DownloadOptions = [],
+        requestOptions: RequestOptions = RequestOptions()
+    ) -> DownloadRequest {
+        DownloadRequest(
+            session: self, build: resumeData.resumingRequest(options: requestOptions), destination: destination,
+            options: options, resuming: resumeData)
+    }
+
     private nonisolated func download(
         _ build: Result<OutgoingRequest, CurlewError>, to destination: DownloadDestination, options: DownloadOptions
     ) -> DownloadRequest {

@@ -25,6 +25,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
             case retryLimitExceeded, authenticationFailed, proxyFailure, untrustedServer
+            case resumeFailed
         }
         fileprivate let code: Code
 
@@ -103,6 +104,10 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         /// The proxy could not be reached, refused the request, or asked for credentials it was
         /// not given; the message names the proxy, never its password.
         public static let proxyFailure = Kind(code: .proxyFailure)
+        /// A resumed download's response does not continue the partial file: its
+        /// `Content-Range` starts elsewhere or gives another total, or a `416` does not match
+        /// the file. Nothing is written to the destination.
+        public static let resumeFailed = Kind(code: .resumeFailed)
     }
 
     /// The fields, in one shared box: errors travel inside `Result`s and optionals through the
@@ -116,11 +121,17 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         let responseHead: HTTPResponse?
         let responseBody: Data?
         let underlying: (any Error & Sendable)?
+        let downloadResumeData: DownloadResumeData?
+        /// A cancel reason asking the download to keep its partial file and give resume data.
+        let keepsPartialDownload: Bool
 
         init(
             kind: Kind, message: String, url: URL?, curlCode: Int?, curlMessage: String?,
-            responseHead: HTTPResponse?, responseBody: Data?, underlying: (any Error & Sendable)?
+            responseHead: HTTPResponse?, responseBody: Data?, underlying: (any Error & Sendable)?,
+            downloadResumeData: DownloadResumeData? = nil, keepsPartialDownload: Bool = false
         ) {
+            self.downloadResumeData = downloadResumeData
+            self.keepsPartialDownload = keepsPartialDownload
             self.kind = kind
             self.message = message
             self.url = url
@@ -153,6 +164,10 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
     public var responseBody: Data? { storage.responseBody }
     /// The error underneath, for example a `DecodingError`.
     public var underlying: (any Error & Sendable)? { storage.underlying }
+    /// What it takes to resume the failed download, when it can be resumed; see
+    /// ``DownloadResumeData``. The partial file it names then belongs to the caller.
+    public var downloadResumeData: DownloadResumeData? { storage.downloadResumeData }
+    var keepsPartialDownload: Bool { storage.keepsPartialDownload }
 
     /// Creates an error. Public so that serializers, adapters and retriers written outside
     /// Curlew can throw errors of the same shape.
@@ -184,12 +199,24 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
     /// A copy with the URL, head and body filled in where they were missing.
     func adding(url: URL?, head: HTTPResponse? = nil, body: Data? = nil) -> CurlewError {
-        CurlewError(
-            kind, message, url: self.url ?? url, curlCode: curlCode, curlMessage: curlMessage,
-            responseHead: responseHead ?? head, responseBody: responseBody ?? body,
-            underlying: underlying)
+        CurlewError(storage: Storage(
+            kind: kind, message: message, url: self.url ?? url.map(Redaction.url), curlCode: curlCode,
+            curlMessage: curlMessage, responseHead: responseHead ?? head, responseBody: responseBody ?? body,
+            underlying: underlying, downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
+    }
+
+    /// A copy carrying resume data, or asking a download to keep its partial file.
+    func with(downloadResumeData: DownloadResumeData?, keepsPartialDownload: Bool = false) -> CurlewError {
+        CurlewError(storage: Storage(
+            kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
+            responseHead: responseHead, responseBody: responseBody, underlying: underlying,
+            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
     }
 }
 
