@@ -7,6 +7,7 @@ import NIOPosix
 ///
 /// Routes: `GET /users/{id}` (JSON), `GET /users` (a JSON list under `data.items`),
 /// `GET /files/{name}?size=N&rate=B` (N bytes, paced at about B bytes per second),
+/// `GET /resumable/{name}?size=N&rate=B` (the same with an `ETag` and `Range`/`If-Range`),
 /// `GET /drip?count=N` (N small chunks, 150 ms apart), `GET /feed.xml` (an RSS feed),
 /// `GET /logs.ndjson` (JSON Lines), `GET /events` (Server-Sent Events), and any other path
 /// echoes the method, headers and body as JSON.
@@ -88,6 +89,8 @@ private final class DemoHandler: ChannelInboundHandler {
             headers.add(name: "Connection", value: "keep-alive")
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
             pace(remaining: size, chunk: 64 << 10, interval: .milliseconds(Int64(max(1, (64 << 10) * 1000 / max(rate, 1)))), context: context)
+        } else if path.hasPrefix("/resumable/") {
+            respondResumable(to: head, size: Int(query["size"] ?? "") ?? 8 << 20, rate: Int(query["rate"] ?? "") ?? 8 << 20, context: context)
         } else if path == "/drip" {
             let count = Int(query["count"] ?? "") ?? 5
             let headers = HTTPHeaders([("Content-Length", "\(count * 16)"), ("Content-Type", "text/plain")])
@@ -117,19 +120,40 @@ private final class DemoHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
+    /// A file with an `ETag` that honours `Range: bytes=N-` with `If-Range`: `206` from N when
+    /// the validator matches, the whole file with `200` otherwise. Byte i is `i % 251`.
+    private func respondResumable(to head: HTTPRequestHead, size: Int, rate: Int, context: ChannelHandlerContext) {
+        let etag = "\"demo-\(size)\""
+        var start = 0
+        if let range = head.headers.first(name: "Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let from = Int(range.dropFirst("bytes=".count).dropLast()), from < size,
+            head.headers.first(name: "If-Range").map({ $0 == etag }) ?? true
+        {
+            start = from
+        }
+        var headers = HTTPHeaders([("Content-Length", "\(size - start)"), ("Content-Type", "application/octet-stream"), ("ETag", etag)])
+        if start > 0 { headers.add(name: "Content-Range", value: "bytes \(start)-\(size - 1)/\(size)") }
+        let status: HTTPResponseStatus = start > 0 ? .partialContent : .ok
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        pace(remaining: size - start, chunk: 64 << 10, interval: .milliseconds(Int64(max(1, (64 << 10) * 1000 / max(rate, 1)))), context: context, offset: start)
+    }
+
     /// Sends `remaining` bytes in chunks, one chunk per interval.
-    private func pace(remaining: Int, chunk: Int, interval: TimeAmount, context: ChannelHandlerContext) {
+    /// With an `offset`, the bytes are the `i % 251` pattern from that offset; without one, `c`s.
+    private func pace(remaining: Int, chunk: Int, interval: TimeAmount, context: ChannelHandlerContext, offset: Int? = nil) {
         guard remaining > 0 else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             return
         }
         let count = min(chunk, remaining)
-        let buffer = ByteBuffer(repeating: UInt8(ascii: "c"), count: count)
+        let buffer = offset.map { start in ByteBuffer(bytes: (start..<start + count).map { UInt8($0 % 251) }) }
+            ?? ByteBuffer(repeating: UInt8(ascii: "c"), count: count)
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: interval) {
             let (handler, context) = loopBound.value
-            handler.pace(remaining: remaining - count, chunk: chunk, interval: interval, context: context)
+            handler.pace(
+                remaining: remaining - count, chunk: chunk, interval: interval, context: context, offset: offset.map { $0 + count })
         }
     }
 }
