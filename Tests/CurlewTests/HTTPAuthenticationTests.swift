@@ -137,6 +137,28 @@ struct HTTPAuthenticationTests {
         #expect(answer.bodyLength == body.count)
     }
 
+    /// libcurl 7.88 sends a Digest POST first as a body-less probe and marks the connection;
+    /// when the probe's 401 cannot be answered (the server offers only Basic), the transfer ends
+    /// there, and a later POST without credentials on that connection went out with
+    /// `Content-Length: 0` and no body. Such connections are closed after their transfer.
+    @Test func aPlainPostAfterAnUnansweredDigestProbeKeepsItsBody() async throws {
+        let server = try await Fixtures.server()
+        let session = Session()
+        defer { Task { await session.shutdown() } }
+        for round in 0..<3 {
+            let probe = try await session.request(
+                server.url("/basic-auth/probe-user/pw"), method: .post, body: .string("secret form"))
+                .authenticate(username: "probe-user", password: "pw", method: .digest)
+                .response
+            #expect(probe.status.code == 401, "round \(round): libcurl cannot answer a Basic challenge with Digest")
+            let echo = try Fixtures.echo(
+                try await session.request(server.url("/anything/plain-\(round)"), method: .post, body: .string("payload"))
+                    .validate().data())
+            #expect(echo.body == "payload", "round \(round)")
+            #expect(echo.headers["content-length"] == "7", "round \(round)")
+        }
+    }
+
     /// The 401 that libcurl answers is not the response: streams and events see only the 200.
     @Test func streamsAndEventsSeeOnlyTheFinalResponse() async throws {
         let server = try await Fixtures.server()
