@@ -21,17 +21,9 @@ extension EasyHandlePool {
         }
         if resolved.isUniform && !resolved.uniformPolicyActsPerRequest { return nil }
         let options = EasyOptions(handle: handle, url: url)
-        if resolved.isUniform {
-            // Applied when the handle was made (see `applyUniformTrust`).
-            guard let policy = resolved.policies.first else { return nil }
-            logIfInsecure(policy, url: url)
-            guard policy.postHandshakeCheck != nil else { return nil }
-            let userdata = Unmanaged.passUnretained(transfer).toOpaque()
-            try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata), "CURLOPT_PREREQDATA")
-            return policy
-        }
         let policy = resolved.policy(forHost: url.host ?? "")
-        if appliedTrustPolicy[handle] != policy.index {
+        // A uniform policy was applied when the handle was made (see `applyUniformTrust`).
+        if !resolved.isUniform, appliedTrustPolicy[handle] != policy.index {
             // Forget the old policy first: if setting the new one fails half way, the next
             // request sets it all again.
             appliedTrustPolicy.removeValue(forKey: handle)
@@ -43,7 +35,7 @@ extension EasyHandlePool {
             try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata), "CURLOPT_PREREQDATA")
         }
         logIfInsecure(policy, url: url)
-        return policy
+        return resolved.isUniform && policy.postHandshakeCheck == nil ? nil : policy
     }
 
     /// Sets a uniform trust configuration's policy on a new handle, unless libcurl's defaults

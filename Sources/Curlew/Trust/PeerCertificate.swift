@@ -55,11 +55,19 @@ struct PeerCertificate: Sendable, Hashable {
         }.joined(separator: ":")
     }
 
-    private static let collectOne: curlew_certificate_visitor = { context, der, derLength, spki, spkiLength, subject, issuer in
-        guard let context, let der, let spki, let subject, let issuer else { return }
-        let certificate = PeerCertificate(
+    /// A certificate from the visitor's arguments, which are valid during the call only.
+    private static func copy(
+        _ der: UnsafePointer<UInt8>?, _ derLength: Int, _ spki: UnsafePointer<UInt8>?, _ spkiLength: Int,
+        _ subject: UnsafePointer<CChar>?, _ issuer: UnsafePointer<CChar>?
+    ) -> PeerCertificate? {
+        guard let der, let spki, let subject, let issuer else { return nil }
+        return PeerCertificate(
             der: Data(bytes: der, count: derLength), publicKey: Data(bytes: spki, count: spkiLength),
             subject: String(cString: subject), issuer: String(cString: issuer))
+    }
+
+    private static let collectOne: curlew_certificate_visitor = { context, der, derLength, spki, spkiLength, subject, issuer in
+        guard let context, let certificate = copy(der, derLength, spki, spkiLength, subject, issuer) else { return }
         context.assumingMemoryBound(to: PeerCertificate?.self).pointee = certificate
     }
 
@@ -79,10 +87,7 @@ struct PeerCertificate: Sendable, Hashable {
     }
 
     private static let collectMany: curlew_certificate_visitor = { context, der, derLength, spki, spkiLength, subject, issuer in
-        guard let context, let der, let spki, let subject, let issuer else { return }
-        let certificate = PeerCertificate(
-            der: Data(bytes: der, count: derLength), publicKey: Data(bytes: spki, count: spkiLength),
-            subject: String(cString: subject), issuer: String(cString: issuer))
+        guard let context, let certificate = copy(der, derLength, spki, spkiLength, subject, issuer) else { return }
         context.assumingMemoryBound(to: [PeerCertificate].self).pointee.append(certificate)
     }
 }
