@@ -126,40 +126,72 @@ struct AuthenticationTests {
     }
 
     struct APIKeyAuthenticator: Authenticator {
+        static let header = HTTPField.Name("X-API-Key")!
         let rotateURL: URL
+        /// Counts the rejections the interceptor asked about (``isRequest(_:authenticatedWith:)``
+        /// runs in its retry, just before it joins or starts a refresh).
+        var judged: CallCounter?
 
         func apply(_ credential: APIKey, to request: inout OutgoingRequest) {
-            request.headerFields[HTTPField.Name("X-API-Key")!] = credential.key
+            request.headerFields[Self.header] = credential.key
         }
 
         func refresh(_ credential: APIKey, for session: Session) async throws -> APIKey {
             APIKey(key: try await session.uninterceptedRequest(OutgoingRequest(url: rotateURL, method: .post)).string())
         }
+
+        func isRequest(_ request: OutgoingRequest, authenticatedWith credential: APIKey) -> Bool {
+            _ = judged?.next()
+            return request.headerFields[Self.header] == credential.key
+        }
     }
 
+    /// Ordered by gates, not sleeps: the 401s wait until all 30 requests were sent with the old
+    /// key (so none waits in `adapt`), and `/rotate` waits until the interceptor has judged all
+    /// 30 rejections, each of which then joined the one refresh — or, if the single flight
+    /// broke, started its own, which `rotations == 1` catches every time.
     @Test func aCustomSchemeGetsSingleFlightRefresh() async throws {
         let rotations = CallCounter()
+        let keys = CallCounter()
+        let rejections = TestGate()
+        let rotation = TestGate()
         let server = try await ScriptedHTTPServer.start { request in
             if request.path == "/rotate" {
-                try? await Task.sleep(for: .milliseconds(100))
+                await rotation.wait()
                 return .text("key-\(rotations.next() + 1)")
             }
-            return request.header("X-API-Key") == "key-2" ? .text("ok") : .text("bad key", status: 401)
+            let key = request.header("X-API-Key") ?? "none"
+            if key == "key-2" {
+                _ = keys.next(key)
+                return .text("ok")
+            }
+            if keys.next(key) >= 30 { rejections.open() }
+            await rejections.wait()
+            return .text("bad key", status: 401)
         }
-        defer { Task { await server.shutdown() } }
+        defer { rejections.open(); rotation.open(); Task { await server.shutdown() } }
+        let judged = CallCounter()
         let auth = AuthenticationInterceptor(
-            authenticator: APIKeyAuthenticator(rotateURL: server.url("/rotate")), credential: APIKey(key: "key-1"),
+            authenticator: APIKeyAuthenticator(rotateURL: server.url("/rotate"), judged: judged), credential: APIKey(key: "key-1"),
             scope: .hosts(["127.0.0.1"]))
         let session = Session(interceptors: [auth])
         defer { Task { await session.shutdown() } }
-        let texts = try await withThrowingTaskGroup(of: String.self) { group in
+        async let texts = withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<30 {
                 group.addTask { try await session.request(server.url("/data/\(index)")).string() }
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
-        #expect(texts == Array(repeating: "ok", count: 30))
+        try await waitUntil { (judged.count() == 30 && rotation.waiting >= 1) || rotation.waiting >= 2 }
+        let rotationsHeld = rotation.waiting
+        rotation.open()
+        #expect(try await texts == Array(repeating: "ok", count: 30))
+        #expect(rotationsHeld == 1, "one refresh for 30 rejections")
         #expect(rotations.count() == 1)
         #expect(await auth.credential?.key == "key-2")
+        #expect(await auth.refreshCount == 1)
+        #expect(keys.count("key-1") == 30, "every request was sent once with the old key")
+        #expect(keys.count("key-2") == 30, "and once with the new one")
+        #expect(keys.count("none") == 0)
     }
 }

@@ -45,6 +45,9 @@ struct Echo: Decodable, Sendable {
     let headerLines: [[String]]
     /// The query's decoded pairs as `[name, value]`, in order, duplicates kept.
     let queryPairs: [[String]]
+    /// A form body's decoded pairs (URL-encoded or multipart fields) as `[name, value]`, in
+    /// order, duplicates kept; nil for other bodies.
+    let formPairs: [[String]]?
 
     /// The values of every header line named `name` (any case), in order.
     func headerLines(named name: String) -> [String] {

@@ -45,16 +45,56 @@ struct OAuth2Tests {
         }
     }
 
+    /// Counts, ahead of the authenticator in the chain, the requests that reached `adapt` and
+    /// the failed attempts that reached the retry stage; it never decides anything.
+    struct Arrivals: RequestInterceptor {
+        let counter = CallCounter()
+
+        var adapted: Int { counter.count("adapt") }
+        var atRetry: Int { counter.count("retry") }
+
+        func adapt(_ request: OutgoingRequest, for session: Session) async throws -> OutgoingRequest {
+            _ = counter.next("adapt")
+            return request
+        }
+
+        func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext) async
+            -> RetryResult
+        {
+            _ = counter.next("retry")
+            return .doNotRetry
+        }
+    }
+
+    /// Runs a burst of 100 against a held token endpoint, and releases it once `ready` holds and
+    /// a token request is waiting: every request is then at the authenticator, so a second
+    /// refresh — a broken single flight — would have reached the endpoint too. Returns the
+    /// results and how many token requests were held at the release.
+    func gatedBurst(
+        _ session: Session, _ server: OAuth2TestServer, until ready: @escaping @Sendable () -> Bool
+    ) async throws -> (results: [Result<Resource, CurlewError>], heldAtRelease: Int) {
+        server.holdTokenEndpoint()
+        async let results = burst(session, server, count: 100)
+        // A second held token request is a broken single flight already: no need to wait longer.
+        try await waitUntil { (ready() && server.heldTokenCalls >= 1) || server.heldTokenCalls >= 2 }
+        let held = server.heldTokenCalls
+        server.releaseTokenEndpoint()
+        return (await results, held)
+    }
+
     @Test func hundredConcurrentRequestsWithAnExpiredTokenRefreshOnce() async throws {
         let server = try await OAuth2TestServer.start()
         defer { Task { await server.shutdown() } }
-        server.setRefreshDelay(.milliseconds(200))
         let saved = Recorder<OAuth2Credential>()
         let auth = authenticator(server, credential: credential(from: server.issueTokens(lifetime: .seconds(-60))), saved: saved)
-        let session = Session(interceptors: [auth])
+        let arrivals = Arrivals()
+        let session = Session(interceptors: [arrivals, auth])
         defer { Task { await session.shutdown() } }
 
-        let results = await burst(session, server, count: 100)
+        // The token endpoint is released only once all 100 requests have passed the adapter
+        // ahead of the authenticator: each then waits for the one refresh (or, broken, starts one).
+        let (results, heldAtRelease) = try await gatedBurst(session, server) { arrivals.adapted == 100 }
+        #expect(heldAtRelease == 1)
         let tokens = try results.map { try $0.get().token }
         #expect(tokens.count == 100)
         #expect(server.tokenEndpointCalls == 1)
@@ -69,33 +109,34 @@ struct OAuth2Tests {
         defer { Task { await server.shutdown() } }
         let tokens = server.issueTokens()
         server.expireAccessTokens()
-        server.setRefreshDelay(.milliseconds(200))
-        // The client does not know the expiry: only the 401s tell it.
+        // The client does not know the expiry: only the 401s tell it. No 401 leaves the server
+        // before all 100 requests have arrived with the old token (none waits in `adapt`), and
+        // the token endpoint is released once all 100 rejections are at the retry stage.
+        server.holdResources(untilArrivals: 100)
         let auth = authenticator(server, credential: credential(from: tokens, knownExpiry: false))
-        let session = Session(interceptors: [auth])
+        let arrivals = Arrivals()
+        let session = Session(interceptors: [arrivals, auth])
         defer { Task { await session.shutdown() } }
 
-        let results = await burst(session, server, count: 100)
+        let (results, heldAtRelease) = try await gatedBurst(session, server) { arrivals.atRetry == 100 }
+        #expect(heldAtRelease == 1)
         let failures = results.compactMap { result -> CurlewError? in
             if case .failure(let error) = result { return error }
             return nil
         }
-        #expect(failures.isEmpty, "\(failures.first.map(String.init(describing:)) ?? "")")
+        #expect(failures.count == 0, "the first: \(failures.first.map(String.init(describing:)) ?? "")")
         #expect(server.tokenEndpointCalls == 1)
         #expect(await auth.credentialVersion == 1)
+        #expect(arrivals.atRetry == 100, "each request was rejected once, then succeeded")
+        // Every request was sent once with the old token (its 401) and once with the new one.
         let resourceRequests = server.received.filter { $0.path.hasPrefix("/resource") }
-        // Typically every request is first sent with the old token (a 401) and then with the new one.
-        #expect((101...200).contains(resourceRequests.count))
-        // Each request succeeds exactly once, with the refreshed token; every other resource request
-        // carried the old token (and got its 401), and at least one did, since only a 401 could
-        // have started the refresh.
+        #expect(resourceRequests.count == 200)
         let refreshed = try #require(await auth.credential?.accessToken)
         #expect(refreshed != tokens.accessToken)
         let withNewToken = resourceRequests.filter { $0.authorization == "Bearer \(refreshed)" }.count
         let withOldToken = resourceRequests.filter { $0.authorization == "Bearer \(tokens.accessToken)" }.count
         #expect(withNewToken == 100)
-        #expect(withOldToken == resourceRequests.count - 100)
-        #expect(withOldToken >= 1)
+        #expect(withOldToken == 100)
     }
 
     @Test func aFailedRefreshFailsEveryWaiterWithoutALoop() async throws {
@@ -104,12 +145,15 @@ struct OAuth2Tests {
         let tokens = server.issueTokens()
         server.expireAccessTokens()
         server.revokeRefreshTokens()
-        server.setRefreshDelay(.milliseconds(300))
+        server.holdResources(untilArrivals: 100)
         let auth = authenticator(server, credential: credential(from: tokens, knownExpiry: false))
-        let session = Session(interceptors: [auth, RetryPolicy.default])
+        let arrivals = Arrivals()
+        let session = Session(interceptors: [arrivals, auth, RetryPolicy.default])
         defer { Task { await session.shutdown() } }
 
-        let results = await burst(session, server, count: 100)
+        // Released once all 100 rejections are at the retry stage: all wait for the one refresh.
+        let (results, heldAtRelease) = try await gatedBurst(session, server) { arrivals.atRetry == 100 }
+        #expect(heldAtRelease == 1)
         let errors = results.compactMap { result -> CurlewError? in
             if case .failure(let error) = result { return error }
             return nil
@@ -119,6 +163,7 @@ struct OAuth2Tests {
         #expect(errors.allSatisfy { $0.message.contains("invalid_grant") })
         #expect(errors.first?.url == server.tokenURL)
         #expect(server.tokenEndpointCalls == 1, "one refresh for the whole burst, no loop")
+        #expect(server.received.filter { $0.path.hasPrefix("/resource") }.count == 100, "no request was sent again")
 
         // A later request may try again (and fails the same way, once).
         await #expect(throws: CurlewError.self) {
@@ -137,11 +182,12 @@ struct OAuth2Tests {
         defer { Task { await server.shutdown() } }
         let tokens = server.issueTokens(lifetime: .seconds(-1))
         server.setFailsEveryRefresh(true)
-        server.setRefreshDelay(.milliseconds(300))
         let auth = authenticator(server, credential: credential(from: tokens))
-        let session = Session(interceptors: [auth])
+        let arrivals = Arrivals()
+        let session = Session(interceptors: [arrivals, auth])
         defer { Task { await session.shutdown() } }
-        let results = await burst(session, server, count: 100)
+        let (results, heldAtRelease) = try await gatedBurst(session, server) { arrivals.adapted == 100 }
+        #expect(heldAtRelease == 1)
         #expect(results.allSatisfy { (try? $0.get()) == nil })
         #expect(server.tokenEndpointCalls == 1)
         #expect(server.received.filter { $0.path.hasPrefix("/resource") }.isEmpty, "nothing was sent with the expired token")

@@ -32,14 +32,39 @@ struct SerializationNetworkTests {
         #expect(query["args"]["page"].string == "2")
         #expect(query["method"].string == "GET")
 
-        let form = try await session.request(server.url("/anything"), method: .post, parameters: NewUser(name: "Zoë", tags: ["x", "y"])).serialized(by: .json).value
-        #expect(form["headers"]["content-type"].string == "application/x-www-form-urlencoded; charset=utf-8")
-        #expect(form["form"]["name"].string == "Zoë")
+        #expect(query["rawTarget"].string == "/anything?page=2&q=a%26b%3Dc", "sorted keys, & and = escaped in values")
+
+        let form = try Fixtures.echo(
+            try await session.request(server.url("/anything"), method: .post, parameters: NewUser(name: "Zoë", tags: ["x", "y"])).data())
+        #expect(form.headers["content-type"] == "application/x-www-form-urlencoded; charset=utf-8")
+        // The array on the wire: both tags, in order, each under `tags[]`.
+        #expect(form.body == "name=Zo%C3%AB&tags%5B%5D=x&tags%5B%5D=y")
+        #expect(form.formPairs == [["name", "Zoë"], ["tags[]", "x"], ["tags[]", "y"]])
 
         let json = try await session.request(server.url("/anything"), method: .post, parameters: NewUser(name: "Ann", tags: ["a"]), encoder: .json).serialized(by: .json).value
         #expect(json["json"]["name"].string == "Ann")
         #expect(json["json"]["tags"][0].string == "a")
         #expect(json["headers"]["content-type"].string == "application/json")
+    }
+
+    /// What the server received, as it arrived: nested arrays keep their levels (`m[][]`),
+    /// repeated values stay repeated, and the pairs keep their order, in a query and in a body.
+    @Test func parametersKeepOrderAndArraysOnTheWire() async throws {
+        let server = try await Fixtures.server()
+        let parameters: Parameters = ["m": [[1, 2], [3]], "a": ["x", "x"]]
+        let expectedPairs = [["a[]", "x"], ["a[]", "x"], ["m[][]", "1"], ["m[][]", "2"], ["m[][]", "3"]]
+        let encoded = "a%5B%5D=x&a%5B%5D=x&m%5B%5D%5B%5D=1&m%5B%5D%5B%5D=2&m%5B%5D%5B%5D=3"
+
+        let query = try Fixtures.echo(try await session.request(server.url("/anything/wire"), parameters: parameters).data())
+        #expect(query.rawTarget == "/anything/wire?" + encoded)
+        #expect(query.queryPairs == expectedPairs)
+        #expect(query.formPairs == nil)
+
+        let form = try Fixtures.echo(
+            try await session.request(server.url("/anything/wire"), method: .post, parameters: parameters).data())
+        #expect(form.rawTarget == "/anything/wire")
+        #expect(form.body == encoded)
+        #expect(form.formPairs == expectedPairs)
     }
 
     @Test func severalParameterSetsAtOnce() async throws {

@@ -2,8 +2,13 @@ import CurlewXML
 import Foundation
 import Testing
 
+/// Error kinds and budgets, in the parallel phase. The bounds on time here only say "no hang":
+/// the one-second limits are in ``XMLSecurityTimingTests``, which run one at a time.
 @Suite("XML security")
 struct XMLSecurityTests {
+    /// Long enough for a loaded machine; an expansion that is not cut short takes minutes.
+    static let noHang: Duration = .seconds(20)
+
     /// A file whose content must never appear in a parsed document.
     /// Also holds an external DTD that points at it; ``remove()`` deletes both.
     struct SecretFile {
@@ -57,7 +62,7 @@ struct XMLSecurityTests {
             } catch let error as XMLParseError {
                 #expect(!error.message.contains(secret.secret))
             }
-            #expect(ContinuousClock.now - start < .seconds(1), "slow for \(payload)")
+            #expect(ContinuousClock.now - start < Self.noHang, "hung on \(payload)")
         }
     }
 
@@ -108,7 +113,7 @@ struct XMLSecurityTests {
             + String(repeating: "&e;", count: 10_000) + "</r>"
         let start = ContinuousClock.now
         let error = #expect(throws: XMLParseError.self) { try XMLTree(string: attack) }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < Self.noHang)
         #expect(error?.kind == .entityExpansion)
         #expect(error?.message.contains("maximumEntityExpansion") == true)
         // The same through an attribute value.
@@ -137,7 +142,7 @@ struct XMLSecurityTests {
     @Test func billionLaughsIsRejectedInStreams() async throws {
         let start = ContinuousClock.now
         let result = await collect(ChunkedBytes(Self.billionLaughs, sizes: [64]).xmlElements(named: "lolz"))
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < Self.noHang)
         #expect(result.elements.isEmpty)
         #expect((result.error as? XMLParseError)?.kind == .unsupportedDeclaration)
     }

@@ -10,9 +10,13 @@ import Synchronization
 /// - `/resource[/…]` (any method): 200 with `{"token","path"}` for a valid, unexpired
 ///   `Authorization: Bearer` token; else 401 with `WWW-Authenticate: Bearer realm="test"`
 ///   (plus `error="invalid_token"` when a token was sent and challenges are on).
+///   ``holdResources(untilArrivals:)`` holds its answers until that many have arrived.
 /// - `/redirect?to=URL`: 302 to `URL`.
 ///
 /// Every request is recorded with its host and `Authorization` field.
+///
+/// Tests about ordering hold the token endpoint (``holdTokenEndpoint()``) and release it when
+/// the clients are where the test wants them (``releaseTokenEndpoint()``): a gate, not a delay.
 public final class OAuth2TestServer: Sendable {
     /// How clients must authenticate at the token endpoint.
     public enum ClientAuthentication: Sendable {
@@ -45,7 +49,10 @@ public final class OAuth2TestServer: Sendable {
         var usedRefreshTokens: [String] = []
         var clientAuthenticationsSeen: [String] = []
         var received: [Received] = []
-        var refreshDelay: Duration = .zero
+        var tokenGate: TestGate?
+        var resourceGate: TestGate?
+        var resourceArrivals = 0
+        var resourceArrivalsToOpen = 0
         var accessTokenLifetime: TimeInterval
         var failsEveryRefresh = false
         var rejectsEveryToken = false
@@ -127,9 +134,29 @@ public final class OAuth2TestServer: Sendable {
         state.withLock { $0.refreshTokens.removeAll() }
     }
 
-    /// How long the token endpoint waits before answering.
-    public func setRefreshDelay(_ delay: Duration) {
-        state.withLock { $0.refreshDelay = delay }
+    /// Holds every token request (counted in ``tokenEndpointCalls`` as it arrives) until
+    /// ``releaseTokenEndpoint()``.
+    public func holdTokenEndpoint() {
+        state.withLock { $0.tokenGate = TestGate() }
+    }
+
+    /// Lets the held token requests, and every later one, through.
+    public func releaseTokenEndpoint() {
+        state.withLock { $0.tokenGate }?.open()
+    }
+
+    /// How many token requests are being held now.
+    public var heldTokenCalls: Int { state.withLock { $0.tokenGate }?.waiting ?? 0 }
+
+    /// Holds the answers of `/resource` until `count` resource requests have arrived (counted
+    /// from now); then they, and every later one, are answered. So that every request of a
+    /// burst is sent before any of them sees a 401.
+    public func holdResources(untilArrivals count: Int) {
+        state.withLock {
+            $0.resourceGate = TestGate()
+            $0.resourceArrivals = 0
+            $0.resourceArrivalsToOpen = count
+        }
     }
 
     /// The lifetime of the access tokens the token endpoint issues from now on.
@@ -160,8 +187,10 @@ public final class OAuth2TestServer: Sendable {
     /// Every request received, in order.
     public var received: [Received] { state.withLock { $0.received } }
 
-    /// Stops the server.
+    /// Stops the server, opening any gate first so that no handler stays blocked.
     public func shutdown() async {
+        let gates = state.withLock { [$0.tokenGate, $0.resourceGate] }
+        for gate in gates { gate?.open() }
         await server.shutdown()
     }
 
@@ -174,11 +203,25 @@ public final class OAuth2TestServer: Sendable {
                 authorization: request.header("Authorization")))
         }
         if request.path == "/token" { return await token(request) }
-        if request.path == "/resource" || request.path.hasPrefix("/resource/") { return resource(request) }
+        if request.path == "/resource" || request.path.hasPrefix("/resource/") {
+            await resourceArrived()
+            return resource(request)
+        }
         if request.path == "/redirect", let target = request.query["to"] {
             return ScriptedResponse(status: 302, headers: [("Location", target)])
         }
         return .json(["error": "no route for \(request.path)"], status: 404)
+    }
+
+    /// Counts a resource request and, while ``holdResources(untilArrivals:)`` holds, waits.
+    private func resourceArrived() async {
+        let (gate, opens) = state.withLock { state -> (TestGate?, Bool) in
+            state.resourceArrivals += 1
+            return (state.resourceGate, state.resourceArrivals >= state.resourceArrivalsToOpen)
+        }
+        guard let gate else { return }
+        if opens { gate.open() }
+        await gate.wait()
     }
 
     private func resource(_ request: ScriptedRequest) -> ScriptedResponse {
@@ -199,11 +242,11 @@ public final class OAuth2TestServer: Sendable {
     }
 
     private func token(_ request: ScriptedRequest) async -> ScriptedResponse {
-        let delay = state.withLock { state -> Duration in
+        let gate = state.withLock { state -> TestGate? in
             state.tokenCalls += 1
-            return state.refreshDelay
+            return state.tokenGate
         }
-        if delay > .zero { try? await Task.sleep(for: delay) }
+        await gate?.wait()
         guard request.method == "POST" else { return oauthError("invalid_request", "use POST", status: 405) }
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
             return oauthError("invalid_request", "the body must be application/x-www-form-urlencoded")

@@ -10,6 +10,7 @@ final class ServerState: Sendable {
         var totalRequests = 0
         var connections = 0
         var openChannels: [ObjectIdentifier: any Channel] = [:]
+        var peakOpenChannels = 0
         var isShutDown = false
     }
 
@@ -24,6 +25,7 @@ final class ServerState: Sendable {
             guard !state.isShutDown else { return false }
             state.connections += 1
             state.openChannels[ObjectIdentifier(channel)] = channel
+            state.peakOpenChannels = max(state.peakOpenChannels, state.openChannels.count)
             return true
         }
     }
@@ -61,6 +63,11 @@ final class ServerState: Sendable {
     /// How many accepted connections are still open.
     var openConnectionCount: Int {
         counters.withLock { $0.openChannels.count }
+    }
+
+    /// The most connections that were open at once so far.
+    var peakOpenConnectionCount: Int {
+        counters.withLock { $0.peakOpenChannels }
     }
 
     /// Marks the server as shut down and hands back every connection still open, to be closed.

@@ -191,6 +191,12 @@ public final class TestServer: Sendable {
         state.openConnectionCount
     }
 
+    /// The most connections that were open at once so far (for connection-limit tests; a
+    /// connection counts from its accept until its close is seen).
+    public var peakOpenConnectionCount: Int {
+        state.peakOpenConnectionCount
+    }
+
     /// The bytes `/bytes/{count}?seed=S` and `/stream-bytes/{count}?seed=S` send:
     /// byte `i` is `UInt8((i + seed) % 251)`. Meant for small counts in assertions.
     public static func expectedBytes(count: Int, seed: UInt64 = 0) -> [UInt8] {
