@@ -185,6 +185,7 @@ struct AuthenticationTests {
         try await waitUntil { (judged.count() == 30 && rotation.waiting >= 1) || rotation.waiting >= 2 }
         let rotationsHeld = rotation.waiting
         rotation.open()
+        rejections.open()  // open already, unless the wait above timed out: no hang then
         #expect(try await texts == Array(repeating: "ok", count: 30))
         #expect(rotationsHeld == 1, "one refresh for 30 rejections")
         #expect(rotations.count() == 1)

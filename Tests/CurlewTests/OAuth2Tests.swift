@@ -79,6 +79,7 @@ struct OAuth2Tests {
         try await waitUntil { (ready() && server.heldTokenCalls >= 1) || server.heldTokenCalls >= 2 }
         let held = server.heldTokenCalls
         server.releaseTokenEndpoint()
+        server.releaseResources()  // open already, unless the wait above timed out: no hang then
         return (await results, held)
     }
 

@@ -187,6 +187,11 @@ public final class OAuth2TestServer: Sendable {
     /// Every request received, in order.
     public var received: [Received] { state.withLock { $0.received } }
 
+    /// Answers the held resource requests, and every later one, whatever has arrived.
+    public func releaseResources() {
+        state.withLock { $0.resourceGate }?.open()
+    }
+
     /// Stops the server, opening any gate first so that no handler stays blocked.
     public func shutdown() async {
         let gates = state.withLock { [$0.tokenGate, $0.resourceGate] }
