@@ -21,6 +21,7 @@ let package = Package(
         ),
         .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(name: "Resume", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
+        .executableTarget(name: "Router", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(
             name: "OAuth2Burst",
             dependencies: [

@@ -87,6 +87,6 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         fields[.range] = "bytes=\(bytesOnDisk)-"
         fields[.ifRange] = validator
         return RequestBuilder.build(
-            url: url, method: HTTPRequest.Method(method) ?? .get, fields: fields, body: nil, options: options)
+            url: url, method: HTTPRequest.Method(method) ?? .get, headers: .fields(fields), body: nil, options: options)
     }
 }

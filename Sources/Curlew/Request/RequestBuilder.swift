@@ -8,34 +8,22 @@ import HTTPTypes
 /// error for when the request is consumed (making a request never throws).
 enum RequestBuilder {
     static func build(
-        url: some URLConvertible, method: HTTPRequest.Method, fields: HTTPFields, body: RequestBody?,
-        options: RequestOptions
-    ) -> Result<OutgoingRequest, CurlewError> {
-        Result { () throws(CurlewError) in
-            try OutgoingRequest(url: url.asURL(), method: method, headerFields: fields, body: body, options: options)
-        }.flatMap(validate)
-    }
-
-    static func build(
-        url: some URLConvertible, method: HTTPRequest.Method, headers: [String: String], body: RequestBody?,
+        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, body: RequestBody?,
         options: RequestOptions
     ) -> Result<OutgoingRequest, CurlewError> {
         Result { () throws(CurlewError) in
             let target = try url.asURL()
-            var fields = HTTPFields()
-            for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-                fields.append(try HTTPField.validated(name: name, value: value, url: target))
-            }
-            return OutgoingRequest(url: target, method: method, headerFields: fields, body: body, options: options)
+            return OutgoingRequest(
+                url: target, method: method, headerFields: try headers.fields(for: target), body: body, options: options)
         }.flatMap(validate)
     }
 
     /// A request whose body or query `encode` writes (parameters with an encoder, a form).
     static func build(
-        url: some URLConvertible, method: HTTPRequest.Method, fields: HTTPFields, options: RequestOptions,
+        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, options: RequestOptions,
         _ encode: (inout OutgoingRequest) throws -> Void
     ) -> Result<OutgoingRequest, CurlewError> {
-        build(url: url, method: method, fields: fields, body: nil, options: options)
+        build(url: url, method: method, headers: headers, body: nil, options: options)
             .flatMap { base -> Result<OutgoingRequest, CurlewError> in
                 var request = base
                 do {
@@ -49,6 +37,18 @@ enum RequestBuilder {
             }
     }
 
+    /// The endpoint a router (or any convertible) describes; what it throws becomes the error
+    /// the request fails with.
+    static func endpoint(_ convertible: some EndpointConvertible) -> Result<Endpoint, CurlewError> {
+        do {
+            return .success(try convertible.asEndpoint())
+        } catch let error as CurlewError {
+            return .failure(error)
+        } catch {
+            return .failure(CurlewError(.invalidRequest, "\(type(of: convertible)) could not make its request: \(error)", underlying: error))
+        }
+    }
+
     /// A request converted from Foundation's `URLRequest`.
     static func build(_ urlRequest: URLRequest) -> Result<OutgoingRequest, CurlewError> {
         Result { () throws(CurlewError) in try OutgoingRequest(urlRequest) }.flatMap(validate)
@@ -58,6 +58,27 @@ enum RequestBuilder {
         Result { () throws(CurlewError) in
             _ = try request.url.validatedForTransfer()
             return request
+        }
+    }
+}
+
+/// Header fields as the caller gave them: `HTTPFields`, or strings still to be validated.
+enum HeaderInput: Sendable {
+    case fields(HTTPFields)
+    case strings([String: String])
+
+    /// The fields; strings are validated (CR, LF, NUL or a bad name are an error) and put in
+    /// name order, so that the request does not depend on the dictionary's order.
+    func fields(for url: URL) throws(CurlewError) -> HTTPFields {
+        switch self {
+        case .fields(let fields):
+            return fields
+        case .strings(let strings):
+            var fields = HTTPFields()
+            for (name, value) in strings.sorted(by: { $0.key < $1.key }) {
+                fields.append(try HTTPField.validated(name: name, value: value, url: url))
+            }
+            return fields
         }
     }
 }

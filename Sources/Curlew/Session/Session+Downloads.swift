@@ -24,7 +24,7 @@ extension Session {
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
         download(
-            RequestBuilder.build(url: url, method: method, fields: headers, body: body, options: requestOptions),
+            RequestBuilder.build(url: url, method: method, headers: .fields(headers), body: body, options: requestOptions),
             to: destination, options: options)
     }
 
@@ -37,7 +37,7 @@ extension Session {
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
         download(
-            RequestBuilder.build(url: url, method: method, headers: headers, body: body, options: requestOptions),
+            RequestBuilder.build(url: url, method: method, headers: .strings(headers), body: body, options: requestOptions),
             to: destination, options: options)
     }
 
@@ -62,7 +62,7 @@ extension Session {
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, fields: headers, options: requestOptions) { request in
+        let build = RequestBuilder.build(url: url, method: method, headers: .fields(headers), options: requestOptions) { request in
             try encoder.encode(parameters, into: &request)
         }
         return download(build, to: destination, options: options)
@@ -75,7 +75,7 @@ extension Session {
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, fields: headers, options: requestOptions) { request in
+        let build = RequestBuilder.build(url: url, method: method, headers: .fields(headers), options: requestOptions) { request in
             try encoder.encode(parameters, into: &request)
         }
         return download(build, to: destination, options: options)
@@ -87,7 +87,7 @@ extension Session {
         headers: HTTPFields = [:], to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, fields: headers, options: requestOptions) { request in
+        let build = RequestBuilder.build(url: url, method: method, headers: .fields(headers), options: requestOptions) { request in
             try parameterSets.encode(into: &request)
         }
         return download(build, to: destination, options: options)
@@ -119,7 +119,7 @@ extension Session {
             options: options, resuming: resumeData)
     }
 
-    private nonisolated func download(
+    nonisolated func download(
         _ build: Result<OutgoingRequest, CurlewError>, to destination: DownloadDestination, options: DownloadOptions
     ) -> DownloadRequest {
         DownloadRequest(session: self, build: build, destination: destination, options: options)

@@ -15,7 +15,7 @@ extension Session {
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        encoded(url: url, method: method, headers: headers, options: options) { request in
+        encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
             try encoder.encode(parameters, into: &request)
         }
     }
@@ -26,7 +26,7 @@ extension Session {
         encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        encoded(url: url, method: method, headers: headers, options: options) { request in
+        encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
             try encoder.encode(parameters, into: &request)
         }
     }
@@ -37,7 +37,7 @@ extension Session {
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameterSets: RequestParameters,
         headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        encoded(url: url, method: method, headers: headers, options: options) { request in
+        encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
             try parameterSets.encode(into: &request)
         }
     }
@@ -48,15 +48,15 @@ extension Session {
         multipartFormData form: MultipartFormData, to url: some URLConvertible, method: HTTPRequest.Method = .post,
         headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        encoded(url: url, method: method, headers: headers, options: options) { request in
+        encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
             try form.encode(into: &request)
         }
     }
 
-    private nonisolated func encoded(
-        url: some URLConvertible, method: HTTPRequest.Method, headers: HTTPFields, options: RequestOptions,
+    nonisolated func encoded(
+        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, options: RequestOptions,
         _ encode: (inout OutgoingRequest) throws -> Void
     ) -> DataRequest {
-        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, fields: headers, options: options, encode))
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: headers, options: options, encode))
     }
 }

@@ -77,7 +77,7 @@ public actor Session {
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, fields: headers, body: body, options: options))
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: .fields(headers), body: body, options: options))
     }
 
     /// A request to `url` with headers given as strings, which are validated: a name or value
@@ -87,7 +87,7 @@ public actor Session {
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: [String: String],
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: headers, body: body, options: options))
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: .strings(headers), body: body, options: options))
     }
 
     /// A request built in full beforehand.
