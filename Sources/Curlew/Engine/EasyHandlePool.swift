@@ -14,9 +14,9 @@ final class EasyHandlePool {
     private let share: UnsafeMutableRawPointer?
     private var idle: [UnsafeMutableRawPointer] = []
     private let maximumIdle = 256
-    /// The headers every request gets — the User-Agent and the session's default headers — as
-    /// one libcurl list, made once and shared by the requests that add none of their own.
-    /// Freed by ``removeAll()``, after the last handle.
+    /// The headers every request gets — the session's default headers, User-Agent and
+    /// Accept-Language — as one libcurl list, made once and shared by the requests that add none
+    /// of their own. Freed by ``removeAll()``, after the last handle.
     private(set) var sessionHeaders: UnsafeMutablePointer<curl_slist>?
     /// `no_proxy` and the loopback hosts, read once: what the environment proxy skips.
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
@@ -42,7 +42,8 @@ final class EasyHandlePool {
             trust = .failure(error)
         }
         let fields = TransferContext.withSessionHeaders(
-            [:], userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
+            [:], userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
+            defaults: configuration.defaultHeaders)
         for field in fields {
             sessionHeaders = curl_slist_append(sessionHeaders, TransferContext.curlHeaderLine(field))
         }

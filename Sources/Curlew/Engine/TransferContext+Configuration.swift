@@ -167,7 +167,9 @@ extension TransferContext {
             try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, sessionHeaders), "CURLOPT_HTTPHEADER")
             return
         }
-        var fields = Self.withSessionHeaders(request.headerFields, userAgent: settings.userAgent, defaults: settings.defaultHeaders)
+        var fields = Self.withSessionHeaders(
+            request.headerFields, userAgent: settings.userAgent, acceptLanguage: settings.acceptLanguage,
+            defaults: settings.defaultHeaders)
         if let jar = settings.cookieJar,
             let stored = jar.cookieHeader(for: request.url, siteForCookies: firstURL, method: request.method)
         {
@@ -206,11 +208,15 @@ extension TransferContext {
         headerList = curl_slist_append(headerList, line)
     }
 
-    /// `fields` plus the session's User-Agent and default headers, where `fields` lacks them.
-    static func withSessionHeaders(_ fields: HTTPFields, userAgent: String, defaults: HTTPFields) -> HTTPFields {
+    /// `fields` plus the session's headers where `fields` lacks them: its default headers,
+    /// and its User-Agent and Accept-Language where neither `fields` nor the defaults have one.
+    static func withSessionHeaders(
+        _ fields: HTTPFields, userAgent: String?, acceptLanguage: String?, defaults: HTTPFields
+    ) -> HTTPFields {
         var fields = fields
-        if fields[.userAgent] == nil { fields[.userAgent] = userAgent }
+        if let userAgent, fields[.userAgent] == nil, defaults[.userAgent] == nil { fields[.userAgent] = userAgent }
         for field in defaults where fields[field.name] == nil { fields.append(field) }
+        if let acceptLanguage, fields[.acceptLanguage] == nil { fields[.acceptLanguage] = acceptLanguage }
         return fields
     }
 

@@ -43,3 +43,11 @@ final class TransferOutcome: Sendable {
             redirects: redirects)
     }
 }
+
+extension TransferCompletion {
+    init(_ outcome: TransferOutcome) {
+        self.init(
+            url: outcome.url, head: outcome.head, metrics: outcome.metrics, redirects: outcome.redirects,
+            fileURL: outcome.fileURL, body: outcome.fileURL == nil ? outcome.body : nil)
+    }
+}

@@ -12,7 +12,8 @@ struct TransferSettings: Sendable {
     /// The proxy in effect, and the request's own when it overrides the session's.
     var proxy: ProxyConfiguration
     var proxyOverride: ProxyConfiguration?
-    var userAgent: String
+    var userAgent: String?
+    var acceptLanguage: String?
     var defaultHeaders: HTTPFields
     var progressInterval: Duration
     var streamBufferSize: Int
@@ -37,6 +38,7 @@ struct TransferSettings: Sendable {
         proxyOverride = options.proxy
         proxy = options.proxy ?? configuration.proxy
         userAgent = configuration.userAgent
+        acceptLanguage = configuration.acceptLanguage
         defaultHeaders = configuration.defaultHeaders
         progressInterval = configuration.progressInterval
         streamBufferSize = configuration.streamBufferSize

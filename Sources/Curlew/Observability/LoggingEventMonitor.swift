@@ -34,13 +34,9 @@ public struct LoggingEventMonitor: EventMonitor {
     }
 
     /// The header fields whose values are redacted by default.
-    public static let defaultRedactedHeaders: Set<HTTPField.Name> = [
-        .authorization, .proxyAuthorization, .cookie, .setCookie,
-    ]
+    public static let defaultRedactedHeaders: Set<HTTPField.Name> = Redaction.credentialHeaders
     /// The body fields (form or JSON) whose values are redacted by default.
-    public static let defaultRedactedBodyFields: Set<String> = [
-        "access_token", "refresh_token", "id_token", "client_secret", "password", "code_verifier", "assertion",
-    ]
+    public static let defaultRedactedBodyFields: Set<String> = Redaction.secretBodyFields
 
     /// Where the lines go.
     public var logger: Logger
@@ -165,44 +161,11 @@ public struct LoggingEventMonitor: EventMonitor {
     /// The body as text with secret fields redacted, or a size for binary bodies.
     func render(_ body: Data, contentType: String?) -> String {
         guard !body.isEmpty else { return "  <empty body>" }
-        let type = contentType?.lowercased() ?? ""
-        var shown = body
-        if type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "[") {
-            shown = redactJSON(body) ?? body
-        } else if type.contains("x-www-form-urlencoded") {
-            shown = Data(redactForm(String(decoding: body, as: UTF8.self)).utf8)
-        }
+        let shown = Redaction.body(body, contentType: contentType, secrets: redactedBodyFields, placeholder: "<redacted>")
         guard let text = String(data: shown.prefix(maximumBodyLength), encoding: .utf8) else {
             return "  <\(body.count) bytes of binary data>"
         }
         let suffix = shown.count > maximumBodyLength ? "… (\(shown.count) bytes in all)" : ""
         return "  " + text + suffix
-    }
-
-    private func redactForm(_ text: String) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-            return redactedBodyFields.contains(name) ? "\(parts[0])=<redacted>" : String(pair)
-        }.joined(separator: "&")
-    }
-
-    private func redactJSON(_ body: Data) -> Data? {
-        guard !redactedBodyFields.isEmpty, let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-        else { return nil }
-        let cleaned = redactJSONValue(object)
-        return try? JSONSerialization.data(withJSONObject: cleaned, options: [.sortedKeys, .fragmentsAllowed])
-    }
-
-    private func redactJSONValue(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var copy: [String: Any] = [:]
-            for (key, inner) in object {
-                copy[key] = redactedBodyFields.contains(key) ? "<redacted>" : redactJSONValue(inner)
-            }
-            return copy
-        }
-        if let array = value as? [Any] { return array.map(redactJSONValue) }
-        return value
     }
 }

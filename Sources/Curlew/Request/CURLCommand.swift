@@ -85,7 +85,8 @@ enum CURLCommand {
             parts += ["-u", quote(credential.username + ":" + Redaction.placeholder), credential.method.curlFlag]
         }
         let fields = TransferContext.withSessionHeaders(
-            request.headerFields, userAgent: configuration.userAgent, defaults: configuration.defaultHeaders)
+            request.headerFields, userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
+            defaults: configuration.defaultHeaders)
         var shown = HTTPFields()
         for field in fields {
             // Credentials are not repeated: the scheme stays, its token becomes `***`.

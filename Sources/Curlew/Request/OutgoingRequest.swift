@@ -12,7 +12,8 @@ public struct OutgoingRequest: Sendable {
     public var url: URL
     /// The method; any RFC 9110 method or a custom one.
     public var method: HTTPRequest.Method
-    /// The header fields. `User-Agent` and `Accept-Encoding` defaults are added unless set here.
+    /// The header fields. `User-Agent`, `Accept-Language` and `Accept-Encoding` defaults are
+    /// added unless set here (see ``SessionConfiguration/userAgent``).
     public var headerFields: HTTPFields
     /// The body, if any.
     public var body: RequestBody?

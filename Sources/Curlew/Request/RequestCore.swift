@@ -46,6 +46,8 @@ final class RequestCore: Sendable {
         var consultedAttempt = 0
         /// Whether the owner suspended the request; every attempt's transfer inherits it.
         var isSuspended = false
+        /// For printing: the adapted request of a stream, or of a failed run's last attempt.
+        var adaptedRequest: OutgoingRequest?
     }
 
     let session: Session
@@ -305,6 +307,7 @@ final class RequestCore: Sendable {
                     resumption: &resumption)
                 {
                     monitor.map { $0.monitor.request($0.id, didFinish: request, with: .failure(final), attempts: attempt) }
+                    state.withLock { $0.adaptedRequest = request }
                     return .failure(final)
                 }
             }
@@ -497,6 +500,7 @@ final class RequestCore: Sendable {
             request: request, mode: .stream,
             settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
             events: events, loop: session.loop)
+        state.withLock { $0.adaptedRequest = request }
         try register(transfer)
         let head = try await transfer.head()
         monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
@@ -510,6 +514,15 @@ final class RequestCore: Sendable {
             }
         }
         return transfer
+    }
+
+    /// What printing the request shows, read at once: a finished run's result, the adapted
+    /// request of a stream or failed run, and the last attempt's transfer (a stream's head).
+    func printState() -> (result: Result<Completed, CurlewError>?, adapted: OutgoingRequest?, transfer: Transfer?) {
+        state.withLock { state in
+            if case .done(let result) = state.phase { return (result, state.adaptedRequest, state.transfer) }
+            return (nil, state.adaptedRequest, state.transfer)
+        }
     }
 
     // MARK: Cancelling and events
@@ -584,13 +597,5 @@ final class RequestCore: Sendable {
             Task { _ = try? await self.completed() }
         }
         return stream
-    }
-}
-
-extension TransferCompletion {
-    init(_ outcome: TransferOutcome) {
-        self.init(
-            url: outcome.url, head: outcome.head, metrics: outcome.metrics, redirects: outcome.redirects,
-            fileURL: outcome.fileURL, body: outcome.fileURL == nil ? outcome.body : nil)
     }
 }

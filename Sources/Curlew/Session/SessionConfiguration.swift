@@ -33,10 +33,15 @@ public struct SessionConfiguration: Sendable {
     /// uses the proxy the environment names, as curl does, but never for loopback hosts; set
     /// ``ProxyConfiguration/none`` to ignore the environment.
     public var proxy: ProxyConfiguration = .environment
-    /// Headers added to every request that does not set them itself.
+    /// Headers added to every request that does not set them itself. A field here wins over
+    /// ``userAgent`` and ``acceptLanguage``.
     public var defaultHeaders: HTTPFields = [:]
-    /// The `User-Agent` sent unless a request sets its own.
-    public var userAgent = "Curlew/\(CurlewVersion.current)"
+    /// The `User-Agent` sent unless a request or ``defaultHeaders`` sets its own; nil sends
+    /// none. The default, ``defaultUserAgent``, names Curlew, the system and libcurl.
+    public var userAgent: String? = SessionConfiguration.defaultUserAgent
+    /// The `Accept-Language` sent unless a request or ``defaultHeaders`` sets its own; nil
+    /// sends none. The default, ``defaultAcceptLanguage``, lists the process's languages.
+    public var acceptLanguage: String? = SessionConfiguration.defaultAcceptLanguage
     /// The shortest interval between two progress events of one transfer.
     public var progressInterval: Duration = .milliseconds(100)
     /// How many bytes a streamed body (`bytes`) buffers before the transfer is paused.
@@ -61,6 +66,17 @@ public struct SessionConfiguration: Sendable {
 
     /// The defaults.
     public static var `default`: SessionConfiguration { SessionConfiguration() }
+
+    /// `Curlew/<version> (<system>; <kernel release>) libcurl/<version>`, from `uname` and the
+    /// running libcurl, such as `Curlew/0.1.0 (Linux; 6.8.0-45-generic) libcurl/8.5.0`. Made
+    /// once per process.
+    public static var defaultUserAgent: String { UserAgent.process }
+
+    /// The process's languages with q-values, as Alamofire sends them: at most six, such as
+    /// `de-DE;q=1.0, en;q=0.9`. Read once per process from `LANGUAGE`, then the first of
+    /// `LC_ALL`, `LC_MESSAGES` and `LANG` (`de_DE.UTF-8` is `de-DE`); nil — no header — when
+    /// the locale is `C` or `POSIX` or no language is set.
+    public static var defaultAcceptLanguage: String? { AcceptLanguage.process }
 }
 
 /// Protection against decompression bombs: once a decoded body passes `minimumSize`, its

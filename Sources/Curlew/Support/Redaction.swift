@@ -50,15 +50,68 @@ enum Redaction {
     }
 
     /// The header fields whose values are credentials.
-    static let credentialHeaders: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie]
+    static let credentialHeaders: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
 
     /// A header value with its credentials replaced: `Authorization: Bearer abc` becomes
-    /// `Bearer ***` (the scheme stays), a `Cookie` becomes `***`; other fields are unchanged.
+    /// `Bearer ***` (the scheme stays), a `Cookie` becomes `***`, a `Set-Cookie` keeps the
+    /// cookie's name and attributes (`sid=***; Path=/`); other fields are unchanged.
     static func headerValue(_ field: HTTPField) -> String {
         guard credentialHeaders.contains(field.name), !field.value.isEmpty else { return field.value }
-        if field.name != .cookie, let space = field.value.firstIndex(of: " ") {
-            return String(field.value[..<space]) + " " + placeholder
+        let value = field.value
+        switch field.name {
+        case .cookie:
+            return placeholder
+        case .setCookie:
+            let end = value.firstIndex(of: ";") ?? value.endIndex
+            guard let equals = value[..<end].firstIndex(of: "=") else { return placeholder }
+            return String(value[..<equals]) + "=" + placeholder + String(value[end...])
+        default:
+            guard let space = value.firstIndex(of: " ") else { return placeholder }
+            return String(value[..<space]) + " " + placeholder
         }
-        return placeholder
+    }
+
+    /// The form and JSON body fields whose values are secrets.
+    static let secretBodyFields: Set<String> = [
+        "access_token", "refresh_token", "id_token", "client_secret", "password", "code_verifier", "assertion",
+    ]
+
+    /// `body` with the values of the `secrets` fields replaced by `placeholder` when it is JSON
+    /// (by its content type, or a body that starts with `{` or `[`) or an URL-encoded form;
+    /// other bodies are returned as they are.
+    static func body(_ body: Data, contentType: String?, secrets: Set<String>, placeholder: String) -> Data {
+        guard !secrets.isEmpty, !body.isEmpty else { return body }
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "[") {
+            return json(body, secrets: secrets, placeholder: placeholder) ?? body
+        }
+        if type.contains("x-www-form-urlencoded") {
+            return Data(form(String(decoding: body, as: UTF8.self), secrets: secrets, placeholder: placeholder).utf8)
+        }
+        return body
+    }
+
+    private static func form(_ text: String, secrets: Set<String>, placeholder: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            return secrets.contains(name) ? "\(parts[0])=\(placeholder)" : String(pair)
+        }.joined(separator: "&")
+    }
+
+    private static func json(_ body: Data, secrets: Set<String>, placeholder: String) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return nil }
+        func cleaned(_ value: Any) -> Any {
+            if let object = value as? [String: Any] {
+                var copy: [String: Any] = [:]
+                for (key, inner) in object {
+                    copy[key] = secrets.contains(key) ? placeholder : cleaned(inner)
+                }
+                return copy
+            }
+            if let array = value as? [Any] { return array.map(cleaned) }
+            return value
+        }
+        return try? JSONSerialization.data(withJSONObject: cleaned(object), options: [.sortedKeys, .fragmentsAllowed])
     }
 }
