@@ -1,8 +1,8 @@
 import Foundation
 
 /// The interceptors of one request in the order they run — the session's, then the request's
-/// own — and the three places the pipeline calls them: adapting each attempt, intercepting
-/// each raw response, and deciding about each failure.
+/// own — and the places the pipeline calls them: adapting each attempt, intercepting each raw
+/// response or failed transfer, and deciding about each failure.
 struct InterceptorChain: Sendable {
     let interceptors: [any RequestInterceptor]
     private let responseInterceptors: [any ResponseInterceptor]
@@ -54,6 +54,30 @@ struct InterceptorChain: Sendable {
             }
         }
         return outcome.replacing(head: response.head, body: response.value)
+    }
+
+    /// Shows a failed transfer to every response interceptor, in order; each sees the error as
+    /// the ones before it left it. Returns the error to fail the attempt with.
+    func intercept(_ error: CurlewError, request: OutgoingRequest, attempt: Int, for session: Session) async
+        -> CurlewError
+    {
+        guard !responseInterceptors.isEmpty else { return error }
+        var current = error
+        for interceptor in responseInterceptors {
+            do {
+                try await interceptor.intercept(FailedAttempt(request: request, error: current, attempt: attempt), for: session)
+            } catch let replacement as CurlewError {
+                var next = replacement.adding(url: current.url, head: current.responseHead, body: current.responseBody)
+                // The partial file of a failed download stays reachable, to be resumed or removed.
+                if next.downloadResumeData == nil, let resumeData = current.downloadResumeData {
+                    next = next.with(downloadResumeData: resumeData)
+                }
+                current = next
+            } catch {
+                current = current.replacing(underlying: error)
+            }
+        }
+        return current
     }
 
     /// Asks the retriers in order until one decides.
