@@ -175,9 +175,26 @@ struct FailureInterceptionTests {
         let refused = FailedAttempt(request: request, error: CurlewError(.connectionRefused, "refused"))
         let composed = Interceptor(interceptors: [ResponseOnlyInterceptor(), ClarifyingInterceptor()])
         #expect(composed.failureHandlers.count == 2)
-        await #expect(throws: MyAppError.offline) { try await composed.intercept(refused, for: Fixtures.session) }
+        let clarified = await #expect(throws: CurlewError.self) { try await composed.intercept(refused, for: Fixtures.session) }
+        #expect(clarified?.underlying as? MyAppError == .offline)
         let timeout = FailedAttempt(request: request, error: CurlewError(.totalTimeout, "slow"))
         try await composed.intercept(timeout, for: Fixtures.session)
         try await ResponseOnlyInterceptor().intercept(refused, for: Fixtures.session)
+    }
+
+    @Test func oneInterceptorsFailureHandlersChainLikeSeparateInterceptors() async throws {
+        let request = OutgoingRequest(url: URL(string: "http://127.0.0.1:1/")!)
+        let refused = FailedAttempt(request: request, error: CurlewError(.connectionRefused, "refused"))
+        let seen = Recorder<MyAppError?>()
+        let interceptor = Interceptor(failureHandlers: [
+            { _, _ in throw MyAppError.offline },
+            { failure, _ in seen.append(failure.error.underlying as? MyAppError) },
+        ])
+        let error = await #expect(throws: CurlewError.self) { try await interceptor.intercept(refused, for: Fixtures.session) }
+        #expect(seen.all == [.offline], "the second handler saw what the first made of the failure")
+        #expect(error?.kind == .connectionRefused)
+        #expect(error?.underlying as? MyAppError == .offline)
+        // A handler that leaves the failure throws nothing.
+        try await Interceptor.failure { _, _ in }.intercept(refused, for: Fixtures.session)
     }
 }

@@ -121,11 +121,21 @@ public struct Interceptor: RequestInterceptor, ResponseInterceptor {
         return current
     }
 
-    /// Runs the failure handlers in order; the first that throws replaces the error, and the
-    /// handlers after it do not run (compose with separate interceptors in the session's list
-    /// for each to see the error as the previous one left it).
+    /// Runs the failure handlers in order, each seeing the failure as the ones before it left
+    /// it (as separate interceptors in a session's list do); throws the result when one of them
+    /// replaced the error.
     public func intercept(_ failure: FailedAttempt, for session: Session) async throws {
-        for handler in failureHandlers { try await handler(failure, session) }
+        var current = failure
+        var replaced = false
+        for handler in failureHandlers {
+            do {
+                try await handler(current, session)
+            } catch {
+                current = FailedAttempt(request: failure.request, error: current.error.replaced(by: error), attempt: failure.attempt)
+                replaced = true
+            }
+        }
+        if replaced { throw current.error }
     }
 }
 

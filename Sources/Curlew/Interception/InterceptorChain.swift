@@ -66,15 +66,8 @@ struct InterceptorChain: Sendable {
         for interceptor in responseInterceptors {
             do {
                 try await interceptor.intercept(FailedAttempt(request: request, error: current, attempt: attempt), for: session)
-            } catch let replacement as CurlewError {
-                var next = replacement.adding(url: current.url, head: current.responseHead, body: current.responseBody)
-                // The partial file of a failed download stays reachable, to be resumed or removed.
-                if next.downloadResumeData == nil, let resumeData = current.downloadResumeData {
-                    next = next.with(downloadResumeData: resumeData)
-                }
-                current = next
             } catch {
-                current = current.replacing(underlying: error)
+                current = current.replaced(by: error)
             }
         }
         return current
@@ -90,5 +83,18 @@ struct InterceptorChain: Sendable {
             return decision
         }
         return .doNotRetry
+    }
+}
+
+extension CurlewError {
+    /// What this failure becomes when a response interceptor throws `thrown` for it: a
+    /// ``CurlewError`` as is (with this one's URL, head and body where it has none), anything
+    /// else as this error's `underlying`.
+    func replaced(by thrown: any Error) -> CurlewError {
+        guard let replacement = thrown as? CurlewError else { return replacing(underlying: thrown) }
+        let next = replacement.adding(url: url, head: responseHead, body: responseBody)
+        // The partial file of a failed download stays reachable, to be resumed or removed.
+        guard next.downloadResumeData == nil, let downloadResumeData else { return next }
+        return next.with(downloadResumeData: downloadResumeData)
     }
 }
