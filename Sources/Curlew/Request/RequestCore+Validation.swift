@@ -26,12 +26,7 @@ extension RequestCore {
     /// decoded by `validate(errorType:)`, say) names the failure first.
     func validationsForRun() -> [ResponseValidation] {
         let usesDefault = session.configuration.usesDefaultValidation
-        return state.withLock { state in
-            guard usesDefault, !state.skipsDefaultValidation, !state.hasStandardValidation else {
-                return state.validations
-            }
-            return state.validations + Validators.standard
-        }
+        return state.withLock { $0.validationsForRun(usesDefaultValidation: usesDefault) }
     }
 
     /// Runs `validations` on a collected outcome; a check that throws something other than a
@@ -49,5 +44,13 @@ extension RequestCore {
                     responseBody: body, underlying: error)
             }
         }
+    }
+}
+
+extension RequestCore.State {
+    /// See ``RequestCore/validationsForRun()``; for callers that hold the lock already.
+    func validationsForRun(usesDefaultValidation: Bool) -> [ResponseValidation] {
+        guard usesDefaultValidation, !skipsDefaultValidation, !hasStandardValidation else { return validations }
+        return validations + Validators.standard
     }
 }

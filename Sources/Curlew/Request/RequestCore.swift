@@ -253,10 +253,11 @@ final class RequestCore: Sendable {
             monitor.map { $0.monitor.request($0.id, didFinish: nil, with: .failure(error), attempts: 0) }
             return .failure(error)
         }
-        state.withLock { state in
+        let usesDefaultValidation = session.configuration.usesDefaultValidation
+        let validations = state.withLock { state in
             if state.firstAttemptStart == nil { state.firstAttemptStart = .now }
+            return state.validationsForRun(usesDefaultValidation: usesDefaultValidation)
         }
-        let validations = validationsForRun()
         let chain = chain()
         var attempt = firstAttempt - 1
         // A retry that continues a download's partial file (see `RetryPolicy.resumesDownloads`).
