@@ -1,6 +1,7 @@
 import Foundation
 
-/// An interceptor built from parts: adapters, retriers and response handlers, or closures.
+/// An interceptor built from parts: adapters, retriers, response and failure handlers, or
+/// closures.
 ///
 /// ```swift
 /// let tagging = Interceptor.adapter { request, _ in
@@ -12,10 +13,13 @@ import Foundation
 /// ```
 ///
 /// Adapters run in order and the first failure stops them; retriers run in order until one
-/// decides; response handlers run in order.
+/// decides; response handlers and failure handlers run in order.
 public struct Interceptor: RequestInterceptor, ResponseInterceptor {
     /// A response handler: returns the (possibly changed) response, or throws to fail the attempt.
     public typealias ResponseHandler = @Sendable (Response<Data>, Session) async throws -> Response<Data>
+    /// A failure handler: returns to leave a failed attempt as it is, or throws to replace its
+    /// error (see ``ResponseInterceptor``).
+    public typealias FailureHandler = @Sendable (FailedAttempt, Session) async throws -> Void
 
     /// The adapters, in order.
     public let adapters: [any RequestAdapter]
@@ -23,24 +27,30 @@ public struct Interceptor: RequestInterceptor, ResponseInterceptor {
     public let retriers: [any RequestRetrier]
     /// The response handlers, in order.
     public let responseHandlers: [ResponseHandler]
+    /// The failure handlers, in order.
+    public let failureHandlers: [FailureHandler]
 
-    /// Combines adapters, retriers and response handlers.
+    /// Combines adapters, retriers, response handlers and failure handlers.
     public init(
         adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
-        responseHandlers: [ResponseHandler] = []
+        responseHandlers: [ResponseHandler] = [], failureHandlers: [FailureHandler] = []
     ) {
         self.adapters = adapters
         self.retriers = retriers
         self.responseHandlers = responseHandlers
+        self.failureHandlers = failureHandlers
     }
 
-    /// Combines interceptors: each one's adapter, retrier and response side, in order.
+    /// Combines interceptors: each one's adapter, retrier, response and failure side, in order.
     public init(interceptors: [any RequestInterceptor]) {
         adapters = interceptors
         retriers = interceptors
-        responseHandlers = interceptors.compactMap { interceptor in
-            guard let responder = interceptor as? any ResponseInterceptor else { return nil }
-            return { response, session in try await responder.intercept(response, for: session) }
+        let responders = interceptors.compactMap { $0 as? any ResponseInterceptor }
+        responseHandlers = responders.map { responder in
+            { response, session in try await responder.intercept(response, for: session) }
+        }
+        failureHandlers = responders.map { responder in
+            { failure, session in try await responder.intercept(failure, for: session) }
         }
     }
 
@@ -61,6 +71,18 @@ public struct Interceptor: RequestInterceptor, ResponseInterceptor {
     /// An interceptor that only sees raw responses, before validation and serialization.
     public static func response(_ handle: @escaping ResponseHandler) -> Interceptor {
         Interceptor(responseHandlers: [handle])
+    }
+
+    /// An interceptor that only sees failed transfers (connection refused, a timeout…), and may
+    /// throw the app's own error instead.
+    ///
+    /// ```swift
+    /// let offline = Interceptor.failure { failure, _ in
+    ///     if failure.error.kind == .connectionRefused { throw MyAppError.offline }
+    /// }
+    /// ```
+    public static func failure(_ handle: @escaping FailureHandler) -> Interceptor {
+        Interceptor(failureHandlers: [handle])
     }
 
     /// Runs the adapters in order.
@@ -97,6 +119,23 @@ public struct Interceptor: RequestInterceptor, ResponseInterceptor {
         var current = response
         for handler in responseHandlers { current = try await handler(current, session) }
         return current
+    }
+
+    /// Runs the failure handlers in order, each seeing the failure as the ones before it left
+    /// it (as separate interceptors in a session's list do); throws the result when one of them
+    /// replaced the error.
+    public func intercept(_ failure: FailedAttempt, for session: Session) async throws {
+        var current = failure
+        var replaced = false
+        for handler in failureHandlers {
+            do {
+                try await handler(current, session)
+            } catch {
+                current = FailedAttempt(request: failure.request, error: current.error.replaced(by: error), attempt: failure.attempt)
+                replaced = true
+            }
+        }
+        if replaced { throw current.error }
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The interceptors of one request in the order they run — the session's, then the request's
-/// own — and the three places the pipeline calls them: adapting each attempt, intercepting
-/// each raw response, and deciding about each failure.
+/// own — and the places the pipeline calls them: adapting each attempt, intercepting each raw
+/// response or failed transfer, and deciding about each failure.
 struct InterceptorChain: Sendable {
     let interceptors: [any RequestInterceptor]
     private let responseInterceptors: [any ResponseInterceptor]
@@ -56,6 +56,23 @@ struct InterceptorChain: Sendable {
         return outcome.replacing(head: response.head, body: response.value)
     }
 
+    /// Shows a failed transfer to every response interceptor, in order; each sees the error as
+    /// the ones before it left it. Returns the error to fail the attempt with.
+    func intercept(_ error: CurlewError, request: OutgoingRequest, attempt: Int, for session: Session) async
+        -> CurlewError
+    {
+        guard !responseInterceptors.isEmpty else { return error }
+        var current = error
+        for interceptor in responseInterceptors {
+            do {
+                try await interceptor.intercept(FailedAttempt(request: request, error: current, attempt: attempt), for: session)
+            } catch {
+                current = current.replaced(by: error)
+            }
+        }
+        return current
+    }
+
     /// Asks the retriers in order until one decides.
     func decide(
         _ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext
@@ -66,5 +83,18 @@ struct InterceptorChain: Sendable {
             return decision
         }
         return .doNotRetry
+    }
+}
+
+extension CurlewError {
+    /// What this failure becomes when a response interceptor throws `thrown` for it: a
+    /// ``CurlewError`` as is (with this one's URL, head and body where it has none), anything
+    /// else as this error's `underlying`.
+    func replaced(by thrown: any Error) -> CurlewError {
+        guard let replacement = thrown as? CurlewError else { return replacing(underlying: thrown) }
+        let next = replacement.adding(url: url, head: responseHead, body: responseBody)
+        // The partial file of a failed download stays reachable, to be resumed or removed.
+        guard next.downloadResumeData == nil, let downloadResumeData else { return next }
+        return next.with(downloadResumeData: downloadResumeData)
     }
 }

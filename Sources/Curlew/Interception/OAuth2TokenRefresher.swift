@@ -62,7 +62,9 @@ public struct OAuth2TokenRefresher: Authenticator {
             throw CurlewError(
                 .authenticationFailed, "the OAuth2 credential has no refresh token, so it cannot be refreshed", url: tokenURL)
         }
-        let response = try await session.uninterceptedRequest(tokenRequest(refreshToken: refreshToken)).response
+        // The token endpoint's error answers are read below, whatever the session validates.
+        let response = try await session.uninterceptedRequest(tokenRequest(refreshToken: refreshToken))
+            .skipDefaultValidation().response
         return try OAuth2TokenResponse.credential(from: response, replacing: credential)
     }
 

@@ -53,6 +53,16 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// Exempts this request from the session's default validation
+    /// (``SessionConfiguration/usesDefaultValidation``), for example to read a 404's body.
+    /// Validations asked of the request itself (`validate(…)`, before or after) still apply;
+    /// on a session without default validation this does nothing.
+    @discardableResult
+    public func skipDefaultValidation() -> Self {
+        core.skipDefaultValidation()
+        return self
+    }
+
     // MARK: Interception and authentication
 
     /// Adds an interceptor for this request only; it runs after the session's.
@@ -96,9 +106,15 @@ public class Request: @unchecked Sendable {
     /// serializers fail); if one says so, the request runs again and the new response is
     /// serialized.
     public func serialized<S: ResponseSerializer>(by serializer: S) async throws(CurlewError) -> Response<S.Output> {
+        try await serializedResult(by: serializer).get()
+    }
+
+    /// ``serialized(by:)`` for code that does not want to throw: the response, or the error it
+    /// would have thrown. It shares the request's one transfer with every other result.
+    public func serializedResult<S: ResponseSerializer>(by serializer: S) async -> Result<Response<S.Output>, CurlewError> {
         let result = await serialize(by: serializer)
         if let monitor = core.monitor { monitor.monitor.request(monitor.id, didSerialize: result) }
-        return try result.get()
+        return result
     }
 
     private func serialize<S: ResponseSerializer>(by serializer: S) async -> Result<Response<S.Output>, CurlewError> {
@@ -153,6 +169,31 @@ public class Request: @unchecked Sendable {
     /// The body.
     public func data() async throws(CurlewError) -> Data {
         try await serialized(by: DataResponseSerializer()).value
+    }
+
+    /// The body, or the error ``data()`` would have thrown — Alamofire's `response.result` of
+    /// `responseData`, for code that does not want to throw.
+    ///
+    /// ```swift
+    /// switch await session.request(url).validate().result() {
+    /// case .success(let body): print(body.count)
+    /// case .failure(let error): print(error.kind, error.status?.code ?? 0)
+    /// }
+    /// ```
+    ///
+    /// Each `…Result` method is the twin of the throwing method of the same shape: `result()` of
+    /// `data()`, `result(decoding:)` of `decode(_:)`, ``serializedResult(by:)`` (the whole
+    /// ``Response``) of ``serialized(by:)``. Asking several of them, and the throwing ones, still
+    /// makes one transfer.
+    public func result() async -> Result<Data, CurlewError> {
+        await serializedResult(by: DataResponseSerializer()).map(\.value)
+    }
+
+    /// The body decoded from JSON, or the error ``decode(_:decoder:)`` would have thrown.
+    public func result<T: Decodable & Sendable>(decoding type: T.Type, decoder: JSONDecoder = JSONDecoder())
+        async -> Result<T, CurlewError>
+    {
+        await serializedResult(by: DecodableResponseSerializer<T>(decoder: decoder)).map(\.value)
     }
 
     /// The body as text, in the charset from `Content-Type`, else UTF-8, else ISO-8859-1.

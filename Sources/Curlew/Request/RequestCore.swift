@@ -24,16 +24,20 @@ final class RequestCore: Sendable {
         case fail(CurlewError)
     }
 
-    private enum Phase {
+    fileprivate enum Phase {
         case idle
         case running(waiters: [CheckedContinuation<Completed, any Error>])
         case streaming
         case done(Result<Completed, CurlewError>)
     }
 
-    private struct State {
-        var phase = Phase.idle
+    struct State {
+        fileprivate var phase = Phase.idle
         var validations: [ResponseValidation] = []
+        /// Whether `validate()` was called, which makes the session's default validation redundant.
+        var hasStandardValidation = false
+        /// Set by `skipDefaultValidation()`.
+        var skipsDefaultValidation = false
         var interceptors: [any RequestInterceptor] = []
         /// Set by `authenticate`; overrides the build's ``RequestOptions/credential``.
         var credential: HTTPCredential?
@@ -58,7 +62,8 @@ final class RequestCore: Sendable {
     let monitor: RequestMonitor?
     /// False for requests an interceptor makes itself, which skip the session's interceptors.
     let usesSessionInterceptors: Bool
-    private let state = Mutex(State())
+    /// Internal rather than private for the extensions in other files (validation).
+    let state = Mutex(State())
 
     init(session: Session, build: Result<OutgoingRequest, CurlewError>, mode: Transfer.Mode, usesSessionInterceptors: Bool = true) {
         self.session = session
@@ -74,17 +79,6 @@ final class RequestCore: Sendable {
     var isDownload: Bool {
         if case .download = mode { return true }
         return false
-    }
-
-    func addValidation(_ validation: @escaping ResponseValidation) {
-        state.withLock { $0.validations.append(validation) }
-    }
-
-    /// What `validate()` checks: status 200..<300 and, when the request has an `Accept`
-    /// header, a matching `Content-Type`.
-    func addStandardValidations() {
-        addValidation(Validators.statusCode(200..<300))
-        addValidation(Validators.contentType(Validators.acceptedTypes))
     }
 
     func addInterceptor(_ interceptor: any RequestInterceptor) {
@@ -261,9 +255,10 @@ final class RequestCore: Sendable {
             monitor.map { $0.monitor.request($0.id, didFinish: nil, with: .failure(error), attempts: 0) }
             return .failure(error)
         }
+        let usesDefaultValidation = session.configuration.usesDefaultValidation
         let validations = state.withLock { state in
             if state.firstAttemptStart == nil { state.firstAttemptStart = .now }
-            return state.validations
+            return state.validationsForRun(usesDefaultValidation: usesDefaultValidation)
         }
         let chain = chain()
         var attempt = firstAttempt - 1
@@ -294,7 +289,7 @@ final class RequestCore: Sendable {
                         reportsProgress: events.hasListeners),
                     events: events, loop: session.loop)
                 try register(transfer)
-                var outcome = try await outcome(of: transfer, request: request, attempt: attempt)
+                var outcome = try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
                 outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)
                 monitor.map {
@@ -336,6 +331,18 @@ final class RequestCore: Sendable {
         } catch {
             outcome.pendingDownload?.discard()
             throw error
+        }
+    }
+
+    /// Waits for a transfer's outcome; a failure passes through the response interceptors.
+    private func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int, chain: InterceptorChain)
+        async throws(CurlewError) -> TransferOutcome
+    {
+        do {
+            return try await outcome(of: transfer, request: request, attempt: attempt)
+        } catch {
+            guard !chain.isEmpty, !isFinal(error) else { throw error }
+            throw await chain.intercept(error, request: request, attempt: attempt, for: session)
         }
     }
 
@@ -442,23 +449,10 @@ final class RequestCore: Sendable {
         return slept ? nil : CurlewError(.taskCancelled, "cancelled while waiting to retry", url: url)
     }
 
+    /// Errors no retrier is asked about and no response interceptor sees: the caller's own
+    /// cancellation, a shut-down session, a body that cannot be sent again.
     private func isFinal(_ error: CurlewError) -> Bool {
         [.cancelled, .taskCancelled, .streamDropped, .sessionShutdown, .bodyNotReplayable].contains(error.kind)
-    }
-
-    private func validate(_ outcome: TransferOutcome, with validations: [ResponseValidation]) throws(CurlewError) {
-        let body: Data? = if case .collect = mode { outcome.body } else { nil }
-        for validation in validations {
-            do {
-                try validation(outcome.request, outcome.head, body)
-            } catch let error as CurlewError {
-                throw error
-            } catch {
-                throw CurlewError(
-                    .validationFailed, "validation failed: \(error)", url: outcome.url, responseHead: outcome.head,
-                    responseBody: body, underlying: error)
-            }
-        }
     }
 
     /// Records the transfer of the current attempt so that `cancel()`, `suspend()` and
@@ -490,7 +484,7 @@ final class RequestCore: Sendable {
             throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
         }
         let base = try effectiveBuild.get()
-        let validations = state.withLock { $0.validations }
+        let validations = validationsForRun()
         let request = try await chain().adapt(base, for: session)
         if let monitor {
             monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)

@@ -6,6 +6,9 @@ import HTTPTypes
 public typealias ResponseValidation = @Sendable (_ request: OutgoingRequest, _ head: HTTPResponse, _ body: Data?) throws -> Void
 
 enum Validators {
+    /// What `validate()` and the session's default validation check, made once.
+    static let standard: [ResponseValidation] = [statusCode(200..<300), contentType(acceptedTypes)]
+
     static func statusCode<S: Sequence<Int> & Sendable>(_ acceptable: S) -> ResponseValidation {
         { request, head, body in
             guard acceptable.contains(head.status.code) else {

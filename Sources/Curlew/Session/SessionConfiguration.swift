@@ -57,6 +57,16 @@ public struct SessionConfiguration: Sendable {
     /// Whether requests with a body ask `Expect: 100-continue` first; see ``ExpectContinue``
     /// for why the default is ``ExpectContinue/never``.
     public var expectContinue: ExpectContinue = .never
+    /// Whether every request is validated as if `validate()` had been called on it: status
+    /// 200..<300 and, when the request has an `Accept` header, a matching `Content-Type`
+    /// (HTTPTransport's `useDefaultValidation`). Off by default: like Alamofire, Curlew
+    /// validates only when asked.
+    ///
+    /// The default checks run after the request's own `validate(…)` checks, which still apply,
+    /// so a more specific check names the failure first. A request opts out with
+    /// ``Request/skipDefaultValidation()``. Token requests made by ``OAuth2Authenticator`` are
+    /// not subject to it.
+    public var usesDefaultValidation = false
     /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
     /// the order they are called.
     public var eventMonitors: [any EventMonitor] = []

@@ -211,6 +211,15 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             underlying: underlying, downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
     }
 
+    /// A copy whose `underlying` is `error` — what a response interceptor made of a failed
+    /// attempt — keeping the kind, message, codes, head, body and resume data.
+    func replacing(underlying error: any Error & Sendable) -> CurlewError {
+        CurlewError(storage: Storage(
+            kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
+            responseHead: responseHead, responseBody: responseBody, underlying: error,
+            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
+    }
+
     /// A copy carrying resume data, or asking a download to keep its partial file.
     func with(downloadResumeData: DownloadResumeData?, keepsPartialDownload: Bool = false) -> CurlewError {
         CurlewError(storage: Storage(

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Validation: the checks a request asked for, and the session's default validation.
+extension RequestCore {
+    func addValidation(_ validation: @escaping ResponseValidation) {
+        state.withLock { $0.validations.append(validation) }
+    }
+
+    /// What `validate()` checks: status 200..<300 and, when the request has an `Accept`
+    /// header, a matching `Content-Type`.
+    func addStandardValidations() {
+        state.withLock { state in
+            state.validations.append(contentsOf: Validators.standard)
+            state.hasStandardValidation = true
+        }
+    }
+
+    /// Exempts the request from ``SessionConfiguration/usesDefaultValidation``.
+    func skipDefaultValidation() {
+        state.withLock { $0.skipsDefaultValidation = true }
+    }
+
+    /// The checks of one pipeline run: the request's own, in the order asked, then — when the
+    /// session validates by default, the request did not opt out and did not call `validate()`
+    /// itself — the standard ones. They come last so that a more specific check (an error body
+    /// decoded by `validate(errorType:)`, say) names the failure first.
+    func validationsForRun() -> [ResponseValidation] {
+        let usesDefault = session.configuration.usesDefaultValidation
+        return state.withLock { $0.validationsForRun(usesDefaultValidation: usesDefault) }
+    }
+
+    /// Runs `validations` on a collected outcome; a check that throws something other than a
+    /// ``CurlewError`` fails with ``CurlewError/Kind/validationFailed``.
+    func validate(_ outcome: TransferOutcome, with validations: [ResponseValidation]) throws(CurlewError) {
+        let body: Data? = if case .collect = mode { outcome.body } else { nil }
+        for validation in validations {
+            do {
+                try validation(outcome.request, outcome.head, body)
+            } catch let error as CurlewError {
+                throw error
+            } catch {
+                throw CurlewError(
+                    .validationFailed, "validation failed: \(error)", url: outcome.url, responseHead: outcome.head,
+                    responseBody: body, underlying: error)
+            }
+        }
+    }
+}
+
+extension RequestCore.State {
+    /// See ``RequestCore/validationsForRun()``; for callers that hold the lock already.
+    func validationsForRun(usesDefaultValidation: Bool) -> [ResponseValidation] {
+        guard usesDefaultValidation, !skipsDefaultValidation, !hasStandardValidation else { return validations }
+        return validations + Validators.standard
+    }
+}
