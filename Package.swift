@@ -33,12 +33,16 @@ let package = Package(
             name: "CDecompression",
             linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlidec"), .linkedLibrary("zstd")]
         ),
+        // The Public Suffix List for cookie domains, through libpsl (Debian's libpsl-dev; libcurl
+        // already links libpsl5).
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .target(
             name: "Curlew",
             dependencies: [
                 "CCurlShims",
                 "CTLSShims",
                 "CDecompression",
+                "CPSL",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

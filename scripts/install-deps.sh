@@ -3,7 +3,7 @@
 set -euo pipefail
 
 # zlib, brotli and zstd: Curlew decodes content codings itself (docs/ARCHITECTURE.md).
-packages=(libcurl4-openssl-dev libxml2-dev pkg-config zlib1g-dev libbrotli-dev libzstd-dev libssl-dev)
+packages=(libcurl4-openssl-dev libxml2-dev pkg-config zlib1g-dev libbrotli-dev libzstd-dev libssl-dev libpsl-dev)
 if [[ "${1:-}" == "--tests" ]]; then
     # nginx and openssl for TLS and HTTP/2 tests, the curl CLI for the cURL-command and smoke
     # tests (the test server's encoders use the same zlib, brotli and zstd packages), tinyproxy

@@ -62,12 +62,7 @@ public final class CookieJar: Sendable {
     /// Stores the cookies of `Set-Cookie` field values received from `url`; invalid or unsafe
     /// ones are ignored, as RFC 6265 requires. An expired cookie deletes the stored one.
     public func storeCookies(setCookieFields: [String], for url: URL, now: Date = Date()) {
-        let parsed = setCookieFields.compactMap { field -> Cookie? in
-            if case .store(let cookie) = SetCookieParser.parse(field, from: url, now: now, publicSuffixes: additionalPublicSuffixes) {
-                return cookie
-            }
-            return nil
-        }
+        let parsed = SetCookieParser.cookies(from: setCookieFields, for: url, now: now, publicSuffixes: additionalPublicSuffixes)
         guard !parsed.isEmpty else { return }
         cookies.withLock { stored in
             for cookie in parsed { Self.insert(cookie, into: &stored, now: now) }
@@ -84,9 +79,7 @@ public final class CookieJar: Sendable {
     public func cookieHeader(
         for url: URL, siteForCookies: URL? = nil, method: HTTPRequest.Method = .get, now: Date = Date()
     ) -> String? {
-        let matching = cookies(for: url, siteForCookies: siteForCookies, method: method, now: now, touching: true)
-        guard !matching.isEmpty else { return nil }
-        return matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        CookieRules.headerValue(cookies(for: url, siteForCookies: siteForCookies, method: method, now: now, touching: true))
     }
 
     /// The cookies that go with a request to `url`, in the order they are sent (longer paths
@@ -100,35 +93,15 @@ public final class CookieJar: Sendable {
     private func cookies(
         for url: URL, siteForCookies: URL?, method: HTTPRequest.Method, now: Date, touching: Bool
     ) -> [Cookie] {
-        let crossSite = isCrossSite(url, siteForCookies)
-        return cookies.withLock { stored in
-            var matching: [Cookie] = []
-            for cookie in stored.values where !cookie.isExpired(at: now) && cookie.matches(url) {
-                if crossSite {
-                    if cookie.sameSite == .strict { continue }
-                    if cookie.sameSite == .lax && method != .get && method != .head { continue }
-                }
-                matching.append(cookie)
-            }
-            matching.sort { a, b in
-                if a.path.count != b.path.count { return a.path.count > b.path.count }
-                if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
-                return a.name < b.name
-            }
+        cookies.withLock { stored in
+            let matching = CookieRules.select(
+                from: stored.values, for: url, siteForCookies: siteForCookies, method: method, now: now,
+                additionalPublicSuffixes: additionalPublicSuffixes)
             if touching {
                 for cookie in matching { stored[cookie.key]?.lastAccessAt = now }
             }
             return matching
         }
-    }
-
-    private func isCrossSite(_ url: URL, _ site: URL?) -> Bool {
-        guard let site, let siteHost = site.host.map(CookieRules.canonicalDomain),
-            let host = url.host.map(CookieRules.canonicalDomain)
-        else { return false }
-        let a = PublicSuffixes.registrableDomain(of: host, additional: additionalPublicSuffixes) ?? host
-        let b = PublicSuffixes.registrableDomain(of: siteHost, additional: additionalPublicSuffixes) ?? siteHost
-        return a != b
     }
 
     // MARK: Managing cookies

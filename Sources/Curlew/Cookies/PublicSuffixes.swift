@@ -1,15 +1,30 @@
+import CPSL
 import Foundation
 
-/// A small built-in subset of the Public Suffix List, so that a server cannot set a cookie for
-/// a whole registry (`Domain=co.uk`) or a shared hosting domain (`Domain=github.io`).
+/// The Public Suffix List, so that a server cannot set a cookie for a whole registry
+/// (`Domain=co.uk`) or a shared hosting domain (`Domain=github.io`).
 ///
-/// Every single-label name (`com`, `localhost`, …) counts as a public suffix, as in the full
-/// list's default rule. The multi-label suffixes below are the most common ones only: the
-/// full list (which libcurl uses through libpsl) has thousands of entries. A name missing here
-/// is treated as registrable, so a cookie for it is accepted — the safe direction is to add
-/// entries, which ``CookieJar`` lets callers do through `additionalPublicSuffixes`.
+/// The rules come from libpsl: its newest data, which is the distribution's list file
+/// (Debian's `publicsuffix` package, kept current by the system's updates) when that is newer
+/// than the list compiled into the library. Every name the list does not know counts as a
+/// public suffix when it has one label (`com`, `localhost`, …), as the list's default rule
+/// says. ``CookieJar`` callers add their own suffixes through `additionalPublicSuffixes`.
+///
+/// Only if libpsl cannot load any data does a small built-in subset of the most common
+/// suffixes stand in (`subset`).
 enum PublicSuffixes {
-    static let builtIn: Set<String> = {
+    /// libpsl's newest data, loaded once; nil only when libpsl has none.
+    static let list = PublicSuffixList.newest()
+
+    /// Whether `domain` (lowercase, no leading dot) is a public suffix.
+    static func isPublicSuffix(_ domain: String, additional: Set<String> = []) -> Bool {
+        if additional.contains(domain) { return true }
+        if let list { return list.isPublicSuffix(domain) }
+        return !domain.contains(".") || subset.contains(domain)
+    }
+
+    /// The stand-in when libpsl has no data: the most common multi-label suffixes.
+    static let subset: Set<String> = {
         let countryCodeSecondLevel = [
             "uk": ["co", "org", "me", "ltd", "plc", "net", "ac", "gov", "sch", "nhs", "police"],
             "au": ["com", "net", "org", "edu", "gov", "asn", "id"],
@@ -52,11 +67,6 @@ enum PublicSuffixes {
         suffixes.formUnion(sharedHosting)
         return suffixes
     }()
-
-    /// Whether `domain` (lowercase, no leading dot) is a public suffix.
-    static func isPublicSuffix(_ domain: String, additional: Set<String> = []) -> Bool {
-        !domain.contains(".") || builtIn.contains(domain) || additional.contains(domain)
-    }
 
     /// The registrable domain of `host` (the public suffix plus one label), the host itself for
     /// IP addresses, or nil when the host is itself a public suffix.

@@ -163,15 +163,15 @@ extension TransferContext {
     ) throws(CurlewError) {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
-        if request.headerFields.isEmpty, request.body == nil, settings.cookieJar == nil, let sessionHeaders {
+        if request.headerFields.isEmpty, request.body == nil, settings.cookieStorage == nil, let sessionHeaders {
             try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, sessionHeaders), "CURLOPT_HTTPHEADER")
             return
         }
         var fields = Self.withSessionHeaders(
             request.headerFields, userAgent: settings.userAgent, acceptLanguage: settings.acceptLanguage,
             defaults: settings.defaultHeaders)
-        if let jar = settings.cookieJar,
-            let stored = jar.cookieHeader(for: request.url, siteForCookies: firstURL, method: request.method)
+        if let storage = settings.cookieStorage,
+            let stored = storage.cookieHeader(for: request.url, siteForCookies: firstURL, method: request.method)
         {
             // The request's own cookies first, then the jar's (RFC 6265 §5.4).
             fields.append(HTTPField(name: .cookie, value: stored))

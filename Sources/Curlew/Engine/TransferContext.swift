@@ -244,7 +244,10 @@ final class TransferContext: @unchecked Sendable {
         let head = HTTPResponse(
             status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: headerFields)
         // Every hop's cookies are stored before the next hop is configured.
-        settings.cookieJar?.storeCookies(from: head, for: request.url)
+        if let storage = settings.cookieStorage {
+            let fields = head.headerFields[values: .setCookie]
+            if !fields.isEmpty { storage.storeCookies(setCookieFields: fields, for: request.url) }
+        }
         if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.headerFields[.location] {
             switch decideRedirect(head: head, location: location) {
             case .follow(let next, let hop):

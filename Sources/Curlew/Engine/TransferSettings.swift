@@ -20,7 +20,7 @@ struct TransferSettings: Sendable {
     /// Whether progress events are wanted (someone listens to `events`).
     var reportsProgress: Bool
     /// Where cookies are read from and stored at each hop; nil when cookies are off.
-    var cookieJar: CookieJar?
+    var cookieStorage: (any CookieStorage)?
     /// The request's own credentials, for the origin of its URL.
     var credential: HTTPCredential?
     /// The session's credentials, by origin.
@@ -43,7 +43,7 @@ struct TransferSettings: Sendable {
         progressInterval = configuration.progressInterval
         streamBufferSize = configuration.streamBufferSize
         self.reportsProgress = reportsProgress
-        cookieJar = configuration.cookieJar
+        cookieStorage = configuration.cookieStorage
         credential = options.credential
         credentials = configuration.credentials
         expectContinue = options.expectContinue ?? configuration.expectContinue

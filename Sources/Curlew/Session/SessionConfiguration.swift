@@ -48,9 +48,15 @@ public struct SessionConfiguration: Sendable {
     public var streamBufferSize = 1 << 20
     /// Where Curlew logs; nothing is logged when nil.
     public var logger: Logger?
-    /// The cookie store: cookies are sent and stored at every redirect hop. Nil (the default)
-    /// disables cookies. One jar may be shared by several sessions.
-    public var cookieJar: CookieJar?
+    /// Where cookies are kept: they are sent and stored at every redirect hop. Nil (the
+    /// default) disables cookies. One storage may be shared by several sessions. Set a
+    /// ``CookieJar``, or your own ``CookieStorage`` (a database, say).
+    public var cookieStorage: (any CookieStorage)?
+    /// The cookie storage when it is a ``CookieJar``; setting a jar sets ``cookieStorage``.
+    public var cookieJar: CookieJar? {
+        get { cookieStorage as? CookieJar }
+        set { cookieStorage = newValue }
+    }
     /// Credentials for HTTP authentication by origin (scheme, host and port), for requests
     /// that bring none of their own; each goes only to its own origin, also across redirects.
     public var credentials = CredentialStore()
