@@ -23,6 +23,11 @@ while (($#)); do
     shift
 done
 
+# The tests need what scripts/test.sh installs (nginx, tinyproxy, microsocks, …) and the
+# proxies it exports to a dead address.
+scripts/install-deps.sh --tests >/dev/null
+export http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 all_proxy=socks5://127.0.0.1:9
+
 logs=.build/parallel-runs
 mkdir -p "$logs"
 burner=""

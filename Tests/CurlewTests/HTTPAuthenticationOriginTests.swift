@@ -116,7 +116,7 @@ struct HTTPAuthenticationOriginTests {
         let target = wire.url("/challenge").absoluteString
         let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var options = RequestOptions()
-        options.timeouts.total = .seconds(5)
+        options.timeouts.total = .seconds(30)  // a safety net only; 5 s ran out under a 16-fold load
         async let response = session.request(server.url("/digest-auth/auth/\(user)/pw?redirect_to=\(encoded)"), options: options)
             .authenticate(username: user, password: "pw", method: .digest)
             .response
