@@ -133,6 +133,33 @@ struct HTTPAuthenticationOriginTests {
         #expect(server.authorizations(path: "/digest-auth/auth/\(user)/pw").count == 2, "the origin itself was answered")
     }
 
+    /// Credentials in a URL make libcurl pick Basic on the handle; pooled, that handle made the
+    /// next `.any` request send its password before any challenge (seen in 2 of 20 parallel
+    /// runs). One session, one handle, two requests in a row.
+    @Test func credentialsInAURLDoNotLeaveBasicPickedOnAPooledHandle() async throws {
+        let server = try await Fixtures.server()
+        let user = HTTPAuthenticationTests.user("urlinfo")
+        var configuration = SessionConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let session = Session(configuration: configuration)
+        defer { Task { await session.shutdown() } }
+        let port = try #require(server.url("/").port)
+        let inURL = try #require(URL(string: "http://\(user):pw@127.0.0.1:\(port)/basic-auth/\(user)/pw"))
+        #expect(try await session.request(inURL).response.head.status.code == 200)
+        let path = "/digest-auth/auth/\(user)/pw"
+        let any = try await session.request(server.url(path)).authenticate(username: user, password: "pw").response
+        #expect(any.head.status.code == 200)
+        #expect(server.authorizations(path: path).first == .some(nil), "\(server.authorizations(path: path))")
+    }
+
+    @Test(arguments: [
+        ("http://u:p@h/x", true), ("http://u@h", true), ("https://h/a@b", false), ("http://h?x=@", false),
+        ("http://h#@", false), ("http://h", false), ("http+unix://%2Ftmp%2Fs/@", false), ("mailto:a@b", false),
+    ])
+    func userInfoIsFoundOnlyInTheAuthority(url: String, expected: Bool) {
+        #expect(TransferContext.hasUserInfo(url) == expected)
+    }
+
     /// libcurl keeps the method it picked on a handle; a pooled handle must not carry it into
     /// the next request. Here a Basic request would leave Basic picked, and `.any` would then
     /// send the password in the clear before the server asked for anything.

@@ -25,9 +25,14 @@ extension TransferContext {
     /// returns before clearing it, so its body is not sent (`Content-Length: 0`; seen under
     /// parallel load as POSTs arriving empty). Connections used with a multi-pass method are
     /// therefore closed after their transfer (`CURLOPT_FORBID_REUSE`), on the retired handle.
-    func configureAuthentication(_ options: EasyOptions) throws(CurlewError) {
+    ///
+    /// A user name and password in the URL itself (`http://user:pw@host/`) are credentials too:
+    /// libcurl sends them with Basic and keeps Basic picked on the handle, so that handle is
+    /// retired like any other — pooled, it made a later `.any` request send its password before
+    /// any challenge.
+    func configureAuthentication(_ options: EasyOptions, urlText: String) throws(CurlewError) {
         guard let credential = hopCredential else {
-            hopCarriesCredentials = false
+            hopCarriesCredentials = Self.hasUserInfo(urlText)
             return
         }
         try credential.validate(url: request.url)
@@ -36,5 +41,22 @@ extension TransferContext {
         try options.set(CURLOPT_HTTPAUTH, credential.method.curlMask)
         try options.set(CURLOPT_USERNAME, credential.username)
         try options.set(CURLOPT_PASSWORD, credential.password)
+    }
+
+    /// Whether the authority of `urlText` (between `://` and the next `/`, `?` or `#`) holds
+    /// an `@`, that is a user name, perhaps with a password.
+    static func hasUserInfo(_ urlText: String) -> Bool {
+        var utf8 = urlText.utf8[...]
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        utf8 = utf8[utf8.index(after: colon)...]
+        guard utf8.starts(with: "//".utf8) else { return false }
+        for byte in utf8.dropFirst(2) {
+            switch byte {
+            case UInt8(ascii: "@"): return true
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+            default: continue
+            }
+        }
+        return false
     }
 }

@@ -32,7 +32,7 @@ extension TransferContext {
         try configureProtocol(options)
         try configureMethodAndBody(options, transfer: transfer)
         try configureHeaders(options, sessionHeaders: sessionHeaders)
-        try configureAuthentication(options)
+        try configureAuthentication(options, urlText: urlText)
     }
 
     private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
