@@ -4,11 +4,11 @@ import Tracing
 /// request, named and attributed after the OpenTelemetry HTTP conventions, and the trace
 /// context injected into each attempt's header fields.
 ///
-/// By default the tracer is the one bootstrapped with `InstrumentationSystem.bootstrap` (or
-/// bound with `withTracer`), looked up when each request starts. While that is the no-op
-/// default, a request starts no span and injects nothing: the check is one read of the
-/// instrument. The parent of a request's span is the `ServiceContext.current` of the task that
-/// starts the request.
+/// By default the tracer is the one bootstrapped with `InstrumentationSystem.bootstrap`, read
+/// once when the session is made: bootstrap before making sessions (a tracer bound later, or
+/// with `withTracer`, is not seen; set ``tracer`` instead). While that is the no-op default, a
+/// request starts no span, injects nothing and allocates nothing. The parent of a request's
+/// span is the `ServiceContext.current` of the task that starts the request.
 ///
 /// ```swift
 /// var configuration = SessionConfiguration()
@@ -20,7 +20,8 @@ public struct TracingConfiguration: Sendable {
     public var isEnabled = true
     /// The tracer for this session's requests, instead of the process's (tests use one per
     /// session, since the process's can be bootstrapped only once). Nil uses
-    /// `InstrumentationSystem.tracer`. This tracer also injects the trace context.
+    /// `InstrumentationSystem.tracer` as it is when the session is made. This tracer also
+    /// injects the trace context.
     public var tracer: (any Tracer)?
     /// Which query values `url.full` shows. Credentials in the URL are always shown as
     /// `REDACTED`, and the fragment (never sent) is left out.
