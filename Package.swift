@@ -11,6 +11,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-service-context.git", from: "1.5.1"),
         // Test-only: the in-process HTTP test server. Not part of the library products' graph.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
@@ -45,6 +48,10 @@ let package = Package(
                 "CPSL",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceContextModule", package: "swift-service-context"),
             ]
         ),
         .systemLibrary(
@@ -64,7 +71,14 @@ let package = Package(
             ],
             path: "Tests/TestServer"
         ),
-        .testTarget(name: "CurlewTests", dependencies: ["Curlew", "TestServer"]),
+        .testTarget(
+            name: "CurlewTests",
+            dependencies: [
+                "Curlew", "TestServer",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(name: "CurlewXMLTests", dependencies: ["CurlewXML", "Curlew", "TestServer"]),
     ],
     swiftLanguageModes: [.v6]

@@ -35,8 +35,15 @@ final class Transfer: Sendable {
     let context: TransferContext
     let events: EventSink?
     private let loop: CurlLoop
+    /// A stream's tracing and metrics, which end with the transfer; nil for other modes, whose
+    /// pipeline ends them, and when nothing observes requests.
+    private let probe: RequestProbe?
 
-    init(request: OutgoingRequest, mode: Mode, settings: TransferSettings, events: EventSink?, loop: CurlLoop) {
+    init(
+        request: OutgoingRequest, mode: Mode, settings: TransferSettings, events: EventSink?, loop: CurlLoop,
+        probe: RequestProbe? = nil
+    ) {
+        self.probe = probe
         state = Mutex(TransferStateMachine(streamBufferSize: settings.streamBufferSize))
         context = TransferContext(request: request, mode: mode, settings: settings)
         self.events = events
@@ -212,5 +219,9 @@ final class Transfer: Sendable {
     func finish(_ result: Result<TransferOutcome, CurlewError>) {
         let resumptions = state.withLock { $0.finish(result) }
         resumptions.run()
+        if let probe {
+            if case .success(let outcome) = result { probe.transferred(outcome.metrics) }
+            probe.finish(result)
+        }
     }
 }

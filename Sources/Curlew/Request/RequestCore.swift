@@ -52,6 +52,12 @@ final class RequestCore: Sendable {
         var isSuspended = false
         /// For printing: the adapted request of a stream, or of a failed run's last attempt.
         var adaptedRequest: OutgoingRequest?
+
+        /// Whether the run has ended (read by the suspension extension).
+        var isDone: Bool {
+            if case .done = phase { return true }
+            return false
+        }
     }
 
     let session: Session
@@ -261,6 +267,8 @@ final class RequestCore: Sendable {
             return state.validationsForRun(usesDefaultValidation: usesDefaultValidation)
         }
         let chain = chain()
+        // Nil unless a tracer or a metrics factory observes requests.
+        let probe = session.instrumentation.begin(base)
         var attempt = firstAttempt - 1
         // A retry that continues a download's partial file (see `RetryPolicy.resumesDownloads`).
         var resumption: DownloadResumeData?
@@ -274,6 +282,7 @@ final class RequestCore: Sendable {
                 attemptBase.headerFields[.ifRange] = resumption.validator
                 mode = mode.resuming(resumption)
             }
+            probe?.attemptStarting(attempt, request: &attemptBase)
             var request = attemptBase
             do {
                 // Without interceptors, skip the async hops: the build already validated the URL.
@@ -290,11 +299,13 @@ final class RequestCore: Sendable {
                     events: events, loop: session.loop)
                 try register(transfer)
                 var outcome = try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)
+                probe?.transferred(outcome.metrics)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
                 outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)
                 monitor.map {
                     $0.monitor.request($0.id, didFinish: request, with: .success(TransferCompletion(outcome)), attempts: attempt)
                 }
+                probe?.finish(.success(outcome))
                 return .success(Completed(outcome: outcome, attempts: attempt, request: request, attemptStart: attemptStart))
             } catch {
                 if let final = await retryOrStop(
@@ -302,6 +313,7 @@ final class RequestCore: Sendable {
                     resumption: &resumption)
                 {
                     monitor.map { $0.monitor.request($0.id, didFinish: request, with: .failure(final), attempts: attempt) }
+                    probe?.finish(.failure(final))
                     state.withLock { $0.adaptedRequest = request }
                     return .failure(final)
                 }
@@ -483,28 +495,41 @@ final class RequestCore: Sendable {
         if conflict {
             throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
         }
-        let base = try effectiveBuild.get()
+        var base = try effectiveBuild.get()
         let validations = validationsForRun()
-        let request = try await chain().adapt(base, for: session)
-        if let monitor {
-            monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)
-            monitor.monitor.request(monitor.id, didStart: request, attempt: 1)
+        // The span of a stream ends with its transfer (`Transfer.finish`), or here on a failure first.
+        let probe = session.instrumentation.begin(base)
+        probe?.attemptStarting(1, request: &base)
+        let transfer: Transfer
+        let head: HTTPResponse
+        let request: OutgoingRequest
+        do throws(CurlewError) {
+            request = try await chain().adapt(base, for: session)
+            if let monitor {
+                monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)
+                monitor.monitor.request(monitor.id, didStart: request, attempt: 1)
+            }
+            transfer = Transfer(
+                request: request, mode: .stream,
+                settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
+                events: events, loop: session.loop, probe: probe)
+            state.withLock { $0.adaptedRequest = request }
+            try register(transfer)
+            head = try await transfer.head()
+        } catch {
+            probe?.finish(.failure(error))
+            throw error
         }
-        let transfer = Transfer(
-            request: request, mode: .stream,
-            settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
-            events: events, loop: session.loop)
-        state.withLock { $0.adaptedRequest = request }
-        try register(transfer)
-        let head = try await transfer.head()
         monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
         for validation in validations {
             do {
                 try validation(request, head, nil)
             } catch {
-                transfer.cancel(.cancelled, "validation failed")
-                throw error as? CurlewError
+                let failure = error as? CurlewError
                     ?? CurlewError(.validationFailed, "validation failed: \(error)", url: request.url, responseHead: head)
+                probe?.finish(.failure(failure))
+                transfer.cancel(.cancelled, "validation failed")
+                throw failure
             }
         }
         return transfer
@@ -532,31 +557,6 @@ final class RequestCore: Sendable {
         }
         transfer?.cancel(kind, message, keepingPartialDownload: keepingPartialDownload)
         sleeper?.cancel()
-    }
-
-    /// Suspends the request: its transfer now, and the transfers of later attempts. Reported in
-    /// the events by the curl loop for a running transfer (once paused), else here.
-    func suspend() {
-        let transfer = state.withLock { state -> Transfer?? in
-            if case .done = state.phase { return .none }
-            guard !state.isSuspended else { return .none }
-            state.isSuspended = true
-            return .some(state.transfer)
-        }
-        guard case .some(let current) = transfer else { return }
-        if current?.suspend() != true { events.emit(.suspended) }
-    }
-
-    /// Resumes a suspended request; a transfer whose start was deferred starts now.
-    func resume() {
-        let transfer = state.withLock { state -> Transfer?? in
-            guard state.isSuspended else { return .none }
-            state.isSuspended = false
-            if case .done = state.phase { return .none }
-            return .some(state.transfer)
-        }
-        guard case .some(let current) = transfer else { return }
-        if current?.resume() != true { events.emit(.resumed) }
     }
 
     /// A new stream of this request's events; starts the request when it has not started.

@@ -24,6 +24,8 @@ public actor Session {
     /// Interceptors applied to every request, before the request's own.
     public nonisolated let interceptors: [any RequestInterceptor]
     nonisolated let loop: CurlLoop
+    /// Tracing and metrics, resolved once.
+    nonisolated let instrumentation: SessionInstrumentation
 
     /// A process-wide session with the default configuration. Never shut it down.
     public static let shared = Session()
@@ -33,6 +35,7 @@ public actor Session {
         self.configuration = configuration
         self.interceptors = interceptors
         loop = CurlLoop(configuration: configuration)
+        instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
     }
 
     deinit {

@@ -76,6 +76,11 @@ public struct SessionConfiguration: Sendable {
     /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
     /// the order they are called.
     public var eventMonitors: [any EventMonitor] = []
+    /// Distributed tracing of requests (swift-distributed-tracing): the tracer, and what
+    /// `url.full` shows. Off while no tracer is bootstrapped.
+    public var tracing = TracingConfiguration()
+    /// Request metrics (swift-metrics). Off while the metrics system is the no-op default.
+    public var metrics = MetricsConfiguration()
 
     /// The defaults.
     public init() {}
