@@ -231,7 +231,7 @@ enum ReadmeBlock15 {
                 print(p.fractionCompleted, p.bytesPerSecond, p.estimatedTimeRemaining ?? .zero)
             case .response(let head): print(head.status)
             case .suspended, .resumed: print(event)
-            case .completed(let done): print(done.fileURL!, done.metrics.totalTime)
+            case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.totalTime)
             }
         }
     }
