@@ -80,6 +80,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CurlewXMLTests", dependencies: ["CurlewXML", "Curlew", "TestServer"]),
+        // Every ```swift block of README.md, compiled (see scripts/readme-snippets.sh).
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: [
+                "Curlew", "CurlewXML",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -79,6 +79,19 @@ struct XMLSecurityTests {
         }
     }
 
+    /// What the README promises: an external entity is never loaded; in a document it reads as
+    /// empty text (no error), and the element stream refuses the declaration.
+    @Test func anExternalEntityReadsAsEmptyTextInADocumentAndFailsAStream() async throws {
+        let secret = try SecretFile()
+        defer { secret.remove() }
+        let payload = "<!DOCTYPE r [<!ENTITY xxe SYSTEM \"file://\(secret.url.path)\">]><r>before&xxe;after</r>"
+        let document = try XMLTree(string: payload)
+        #expect(document.root.text == "beforeafter")
+        let result = await collect(ChunkedBytes(payload, sizes: [payload.utf8.count]).xmlElements(named: "r"))
+        #expect(result.elements.isEmpty)
+        #expect((result.error as? XMLParseError)?.kind == .unsupportedDeclaration)
+    }
+
     static let billionLaughs: String = {
         var text = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n <!ENTITY lol \"lol\">\n"
         for level in 1...9 {

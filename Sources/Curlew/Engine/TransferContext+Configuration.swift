@@ -163,7 +163,9 @@ extension TransferContext {
     ) throws(CurlewError) {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
-        if request.headerFields.isEmpty, request.body == nil, settings.cookieStorage == nil, let sessionHeaders {
+        if request.headerFields.isEmpty, request.body == nil, request.method != .post, settings.cookieStorage == nil,
+            let sessionHeaders
+        {
             try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, sessionHeaders), "CURLOPT_HTTPHEADER")
             return
         }
@@ -176,9 +178,8 @@ extension TransferContext {
             // The request's own cookies first, then the jar's (RFC 6265 §5.4).
             fields.append(HTTPField(name: .cookie, value: stored))
         }
+        if Self.suppressesFormContentType(request, fields: fields) { append("Content-Type:") }
         if request.body != nil {
-            // No form Content-Type unless asked for.
-            if fields[.contentType] == nil { append("Content-Type:") }
             try configureExpectation(options, stated: fields[.expect])
         }
         for line in Self.curlHeaderLines(fields) { append(line) }
@@ -282,5 +283,15 @@ struct EasyOptions {
         CurlewError(
             .invalidRequest, "libcurl rejected \(what): \(String(cString: curl_easy_strerror(code)))",
             url: url, curlCode: Int(code.rawValue))
+    }
+}
+
+extension TransferContext {
+    /// Whether to send an empty `Content-Type:` line, which keeps libcurl from adding
+    /// `Content-Type: application/x-www-form-urlencoded` to a request that names no type: any
+    /// request with a body, and a POST without one (libcurl types that too). Curlew sends a
+    /// type only when asked; ``CURLCommand`` prints the same line, so the command matches.
+    static func suppressesFormContentType(_ request: OutgoingRequest, fields: HTTPFields) -> Bool {
+        (request.body != nil || request.method == .post) && fields[.contentType] == nil
     }
 }

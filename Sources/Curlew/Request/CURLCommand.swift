@@ -96,6 +96,10 @@ enum CURLCommand {
         }
         // The lines as libcurl gets them: all cookies in one `Cookie` line.
         for line in TransferContext.curlHeaderLines(shown) { parts += ["-H", quote(line)] }
+        // As on the wire: no form type that the request did not ask for (curl, as libcurl, adds one).
+        if TransferContext.suppressesFormContentType(request, fields: fields) { parts += ["-H", quote("Content-Type:")] }
+        // A POST without a body goes with `Content-Length: 0`, as curl sends it for empty data.
+        if request.body == nil, request.method == .post { parts += ["--data-binary", quote("")] }
         if let body = request.body {
             switch body.storage {
             case .data(let data):

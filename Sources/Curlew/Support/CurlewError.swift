@@ -7,8 +7,11 @@ import HTTPTypes
 /// Match on ``kind``:
 ///
 /// ```swift
-/// do { _ = try await session.request(url).data() }
-/// catch let error as CurlewError where error.kind == .connectionRefused { … }
+/// do {
+///     _ = try await session.request(url).data()
+/// } catch {   // a CurlewError: requests use typed throws
+///     if error.kind == .connectionRefused { print(error.message) }
+/// }
 /// ```
 ///
 /// Every error names the URL it concerns, with any password in it redacted. Where one exists

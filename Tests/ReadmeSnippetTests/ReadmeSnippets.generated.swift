@@ -1,0 +1,607 @@
+// Generated from the ```swift blocks of README.md by ReadmeSnippetTests: do not edit.
+// Regenerate with `scripts/readme-snippets.sh`. Compiled, never run; placeholders are in Prelude.swift.
+// swift-format-ignore-file
+
+import Curlew
+import CurlewXML
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// ## Using it, block 1: a Package.swift fragment, not compiled.
+
+// ## Using it, block 2
+enum ReadmeBlock02 {
+    static func run() async throws {
+    }
+}
+
+// ### Await a typed value, block 3
+enum ReadmeBlock03 {
+    static func run() async throws {
+        let session = Session()                     // an actor; Session.shared also exists
+
+        let user = try await session.request("https://api.example.com/users/42")
+            .validate()                             // 200..<300, and Content-Type vs Accept
+            .decode(User.self)
+
+        let text = try await session.request(url).string()      // charset from Content-Type
+        let data = try await session.request(url).data()
+        let response = try await session.request(url).response  // head, body, metrics, redirects
+        print(response.status, response.metrics.httpVersion, response.metrics.total)
+        _ = (session, user, text, data, response)
+    }
+}
+
+// ### Await a typed value, block 4
+enum ReadmeBlock04 {
+    static func run() async throws {
+        switch await session.request(url).validate().result() {            // Result<Data, CurlewError>
+        case .success(let body): print(body.count)
+        case .failure(let error): print(error.kind, error.status?.code ?? 0)
+        }
+        let user = await session.request(userURL).result(decoding: User.self)   // Result<User, CurlewError>
+        let whole = await session.request(url).serializedResult(by: .string)    // Result<Response<String>, CurlewError>
+        _ = (user, whole)
+    }
+}
+
+// ### Validating every request, block 5
+enum ReadmeBlock05 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.usesDefaultValidation = true
+        let api = Session(configuration: configuration)
+
+        _ = try await api.request(url).data()                           // a 404 throws unacceptableStatus
+        let page = try await api.request(url).skipDefaultValidation().response    // a 404 is a response
+        let body = try await api.request(url).skipDefaultValidation().validate(statusCode: [200, 404]).data()
+        _ = (configuration, api, page, body)
+    }
+}
+
+// ### Build a request, block 6
+enum ReadmeBlock06 {
+    static func run() async throws {
+        let created = try await session.request(
+            "https://api.example.com/users", method: .post,
+            headers: ["Content-Type": "application/json"],         // validated: CR/LF is an error
+            body: .data(try JSONEncoder().encode(NewUser(name: "Ann")))
+        ).validate(statusCode: 200..<300).serialized(by: .decodable(User.self))
+
+        // Bodies: .data, .string, .file(url) (streamed from disk), .stream(asyncSequence, length:)
+        // Per-request options:
+        var options = RequestOptions()
+        options.timeouts = Timeouts(connect: .seconds(5), total: .seconds(30), idle: .seconds(10))
+        options.redirectPolicy = .follow(maximum: 3)           // or .none, or .custom { hop, next in … }
+        options.maximumBodySize = 10 << 20
+        let r = session.request(url, options: options)
+
+        // From Foundation, for code arriving from URLSession or Alamofire:
+        let converted = session.request(URLRequest(url: url))
+        _ = (created, options, r, converted)
+    }
+}
+
+// ### Parameters and encoders, block 7
+enum ReadmeBlock07 {
+    static func run() async throws {
+        // URL form: the query for GET/HEAD/DELETE, the body otherwise. Keys sorted, RFC 3986 escaping.
+        let search = session.request(url, parameters: ["q": "curl & swift", "page": 2])
+        let create = session.request(url, method: .post, parameters: NewUser(name: "Ann"), encoder: .json)
+        let filter = session.request(url, method: .post, parameters: query, encoder: .urlEncodedForm(destination: .queryString))
+        let save = session.request(url, method: .put, parameters: settings, encoder: .propertyList(format: .binary))
+
+        // Several parameter sets on one request: URL parameters in the query and JSON in the body.
+        let mixed = session.request(url, method: .post, parameterSets: [
+            ParameterSet(["page": 3], encoding: .query),
+            ParameterSet(["name": "Ann"], encoding: .json),
+        ])
+
+        // Multipart: in memory below 10 MiB, streamed from files and streams above it.
+        var form = MultipartFormData()
+        try form.append("Ann", withName: "name")
+        try form.append(fileAt: videoURL, withName: "video")          // MIME type from the extension
+        let upload = session.upload(multipartFormData: form, to: url)  // progress in upload.events
+        _ = (search, create, filter, save, mixed, form, upload)
+    }
+}
+
+// ### Requests as values: endpoints and routers, block 8
+enum ReadmeBlock08 {
+    static func run() async throws {
+        let api = Endpoint("https://api.example.com/v1")
+            .with(header: "Accept", value: "application/json")
+            .with(interceptor: AccessToken(store: tokens))     // runs after the session's interceptors
+            .with(timeouts: Timeouts(connect: .seconds(5)))
+
+        let search = Endpoint("search", base: api)             // https://api.example.com/v1/search
+            .with(parameters: ["q": "curl", "page": 2], encoding: .query)
+            .with(cookie: "SESSION_ID", value: sessionID)
+            .with(timeout: .seconds(10))                       // a deadline for the whole request
+        let results = try await session.request(search).validate().decode([Repository].self)
+        _ = (api, search, results)
+    }
+}
+
+// ### Requests as values: endpoints and routers, block 9
+enum ReadmeBlock09 {
+    enum NotesAPI: EndpointConvertible {
+        case notes(page: Int), note(id: Int), create(NewNote), delete(id: Int)
+
+        static let base = Endpoint("https://notes.example.com/api/v1")
+            .with(header: "Accept", value: "application/json")
+            .with(interceptor: AccessToken(token: token))
+
+        func asEndpoint() throws -> Endpoint {
+            switch self {
+            case .notes(let page): Endpoint("notes", base: Self.base).with(parameters: ["page": page], encoding: .query)
+            case .note(let id): Endpoint("notes/\(id)", base: Self.base).with(header: "X-Case", value: "note")
+            case .create(let note): Endpoint("notes", base: Self.base, method: .post).with(parameters: note, encoder: .json)
+            case .delete(let id): Endpoint("notes/\(id)", base: Self.base, method: .delete)
+            }
+        }
+    }
+
+    static func run() async throws {
+        let notes = try await session.request(NotesAPI.notes(page: 2)).validate().decode([Note].self)
+        let receipt = try await session.upload(fileAt: photo, to: NotesAPI.note(id: 7)).validate().data()
+        _ = (notes, receipt)
+    }
+}
+
+// ### Response serializers, block 10
+enum ReadmeBlock10 {
+    static func run() async throws {
+        let raw    = try await request.data()
+        let text   = try await request.string()
+        let user   = try await request.decode(User.self)                          // JSONDecoder
+        let json   = try await request.serialized(by: .json).value                // untyped JSON value
+        print(json["user"]["name"].string ?? "")
+        let plist  = try await request.serialized(by: .propertyList).value
+        let users  = try await request.serialized(by: .collection(of: User.self, keyPath: "data.items")).value
+        let lossy  = try await request.serialized(by: .lossyCollection(of: User.self)).value
+        print(lossy.failures)                                                      // which elements failed, and why
+        let clean  = try await request.serialized(by: .decodable(User.self).preprocessed(by: .xssi)).value
+        _ = (raw, text, user, json, plist, users, lossy, clean)
+    }
+}
+
+// ### Response serializers, block 11
+enum ReadmeBlock11 {
+    struct LineCount: ResponseSerializer {
+        func serialize(_ response: Response<Data>) throws -> Int {
+            response.value.split(separator: UInt8(ascii: "\n")).count
+        }
+    }
+
+    static func run() async throws {
+    }
+}
+
+// ### Response serializers, block 12
+enum ReadmeBlock12 {
+    struct APIProblem: Decodable, Error { let code: String; let message: String }
+
+    static func run() async throws {
+        do { _ = try await session.request(url).validate(errorType: APIProblem.self).data() }
+        catch { print(error.status?.code ?? 0, error.apiError(as: APIProblem.self)?.message ?? "", error.responseJSON) }
+    }
+}
+
+// ### XML through libxml2 (`import CurlewXML`), block 13
+enum ReadmeBlock13 {
+    struct RSSFeedSerializer: XMLSerializer {              // your own XML serializer
+        func serialize(_ document: XMLTree, head: HTTPResponse) throws -> Feed {
+            Feed(title: try document.string(for: "/rss/channel/title"),
+                 items: try document.nodes(matching: "//item/title").map(\.text))
+        }
+    }
+
+    static func run() async throws {
+        let document = try await session.request(feedURL).serialized(by: .xmlDocument).value
+        let titles = try document.nodes(matching: "//a:entry/a:title", namespaces: ["a": "http://www.w3.org/2005/Atom"]).map(\.text)
+
+        let feed = try await session.request(rssURL).serialized(by: .xml(RSSFeedSerializer())).value
+        let catalog = try await session.request(url).serialized(by: .xmlDecodable(Catalog.self)).value
+        _ = (document, titles, feed, catalog)
+    }
+}
+
+// ### Streaming decoders (bounded memory), block 14
+enum ReadmeBlock14 {
+    static func run() async throws {
+        for try await entry in session.request(logURL).decodeStream(LogEntry.self, framing: .jsonLines) { print(entry) }
+        for try await line in session.request(url).lines { print(line) }
+        for try await event in session.request(sseURL).serverSentEvents { print(event.event, event.data) }
+        for try await item in session.request(bigXML).bytes.xmlElements(named: "item") { print(item.text) }  // CurlewXML
+    }
+}
+
+// ### Events: progress, head, completion, block 15
+enum ReadmeBlock15 {
+    static func run() async throws {
+        for try await event in session.download(isoURL, to: .directory(dir)).events {
+            switch event {
+            case .uploadProgress(let p), .downloadProgress(let p):
+                print(p.fractionCompleted, p.bytesPerSecond, p.estimatedTimeRemaining ?? .zero)
+            case .response(let head): print(head.status)
+            case .suspended, .resumed: print(event)
+            case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.totalTime)
+            }
+        }
+    }
+}
+
+// ### Uploads, block 16
+enum ReadmeBlock16 {
+    static func run() async throws {
+        let receipt = try await session.upload(png, to: avatarURL, method: .put).validate().decode(Receipt.self)
+        _ = try await session.upload(fileAt: backup, to: storeURL).validate().data() // read from disk as sent
+        _ = try await session.upload(chunks, length: size, to: ingestURL).validate().data() // any AsyncSequence of bytes
+        _ = try await session.upload(inputStream, to: legacyURL).validate().data()    // Foundation's InputStream
+
+        for try await case .uploadProgress(let p) in session.upload(fileAt: backup, to: storeURL).events {
+            print(p.completedBytes, "of", p.totalBytes ?? -1)
+        }
+        _ = (receipt)
+    }
+}
+
+// ### Uploads, block 17
+enum ReadmeBlock17 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.expectContinue = .bodies(largerThan: 8 << 20, timeout: .milliseconds(500))
+        var options = RequestOptions()
+        options.expectContinue = .always()                    // per request; .never, .largeBodies (libcurl's rule)
+        _ = (configuration, options)
+    }
+}
+
+// ### Stream a body with backpressure, block 18
+enum ReadmeBlock18 {
+    static func run() async throws {
+        for try await chunk in session.request(logURL).validate().bytes {
+            try await sink.write(chunk)      // while this is slow, libcurl is paused; memory stays bounded
+        }
+    }
+}
+
+// ### Downloads, block 19
+enum ReadmeBlock19 {
+    static func run() async throws {
+        let file = try await session.download(url, to: .file(target),
+                                              options: [.createIntermediateDirectories, .removePreviousFile])
+            .validate().fileURL()
+
+        let scratch = try await session.download(url).fileURL()          // a temporary file that is yours
+        let report = try await session.download(reportURL, to: .directory(dir))
+            .validate(contentType: ["application/json"])
+            .decode(Report.self)                                           // reads the finished file
+        _ = (file, scratch, report)
+    }
+}
+
+// ### Resuming downloads, block 20
+enum ReadmeBlock20 {
+    static func run() async throws {
+        let download = session.download(isoURL, to: .file(target))
+        // …later, on the user's request (or after a failure: `error.downloadResumeData`):
+        if let resumeData = await download.cancel(producingResumeData: true) {
+            try JSONEncoder().encode(resumeData).write(to: saved)          // survives a restart
+        }
+        // …then, perhaps in another process:
+        let resumeData = try JSONDecoder().decode(DownloadResumeData.self, from: Data(contentsOf: saved))
+        let file = try await session.download(resumingWith: resumeData, to: .file(target)).validate().fileURL()
+        _ = (download, resumeData, file)
+    }
+}
+
+// ### Resuming downloads, block 21
+enum ReadmeBlock21 {
+    static func run() async throws {
+        var policy = RetryPolicy.default
+        policy.resumesDownloads = true
+        let session = Session(interceptors: [policy])
+        _ = (policy, session)
+    }
+}
+
+// ### Suspend and resume, block 22
+enum ReadmeBlock22 {
+    static func run() async throws {
+        let download = session.download(isoURL, to: .directory(dir))
+        download.suspend()        // before the start: it starts only once resumed
+        Task { try await download.fileURL() }
+        // …
+        download.resume()
+        _ = (download)
+    }
+}
+
+// ### Session configuration, block 23
+enum ReadmeBlock23 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.timeouts = Timeouts(connect: .seconds(10), total: nil, idle: .seconds(30))
+        configuration.maximumConnectionsPerHost = 8
+        configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file("/etc/my-ca.pem")]))
+        configuration.logger = Logger(label: "http")          // nothing is logged without one
+        let session = Session(configuration: configuration)
+
+        let body = try await withSession { session in           // shuts the session down afterwards
+            try await session.request(url).data()
+        }
+        await session.shutdown()                               // fails in-flight requests, joins the thread
+        _ = (configuration, session, body)
+    }
+}
+
+// ### Trust: certificate authorities, pinning, fingerprints, client certificates, block 24
+enum ReadmeBlock24 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.trust = TrustConfiguration(
+            default: .systemTrust,
+            hosts: [
+                // A public key (SPKI SHA-256, curl's --pinnedpubkey form), chain validated as well.
+                .exact("api.example.com"): .publicKeys(["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]),
+                // A private CA only, TLS 1.3, and a client certificate (mTLS).
+                .wildcard("*.corp.example"): TrustPolicy.certificateAuthorities([.file("/etc/corp/ca.pem")])
+                    .minimumTLSVersion(.v1_3)
+                    .clientCertificate(.pkcs12(file: "/etc/corp/me.p12", passphrase: secret)),
+                // A self-signed device, known by its leaf fingerprint as openssl prints it.
+                .exact("192.168.1.20"): .fingerprints([.sha256("AB:CD:…:EF")], validateChain: false),
+                .domainAndSubdomains("lab.test"): .custom { trust in
+                    trust.certificates.count > 1 ? .trust : .reject(reason: "no intermediate")
+                },
+            ])
+        _ = (configuration)
+    }
+}
+
+// ### Proxies, block 25
+enum ReadmeBlock25 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.proxy = .none                            // ignore the environment
+        configuration.proxy = .explicit(.http, host: "proxy.internal", port: 3128,
+                                        username: "svc", password: secret,
+                                        bypassing: ["metadata.internal", "10.0.0.0/8"])
+        configuration.proxy = .explicit(.socks5h, host: "127.0.0.1", port: 1080)  // also .socks4(a), .socks5, .https
+
+        var options = RequestOptions()
+        options.proxy = ProxyConfiguration.none               // per request, over the session's (not `.none`: that is nil)
+        _ = (configuration, options)
+    }
+}
+
+// ### Unix-domain sockets, block 26
+enum ReadmeBlock26 {
+    static func run() async throws {
+        // Docker Engine API: the socket's path, percent-encoded, is the host.
+        let containers = try await session.request("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json")
+            .validate().decode([Container].self)
+
+        var options = RequestOptions()
+        options.unixSocketPath = "/run/user/1000/podman/podman.sock"   // any http(s) URL, over a socket
+        let info = try await session.request("http://d/v4.0.0/libpod/info", options: options).data()
+        _ = (containers, options, info)
+    }
+}
+
+// ### HTTP authentication, block 27
+enum ReadmeBlock27 {
+    static func run() async throws {
+        let report = try await session.request("https://api.example.com/report")
+            .authenticate(username: "ann", password: secret)          // method: .any
+            .validate()                                               // a refused login: 401 → unacceptableStatus
+            .data()
+
+        var configuration = SessionConfiguration()
+        try configuration.credentials.set(
+            HTTPCredential(username: "svc", password: secret, method: .digest),
+            for: URL(string: "https://api.example.com")!)             // scheme, host and port
+        _ = (report, configuration)
+    }
+}
+
+// ### Run a task on the session's thread, block 28
+enum ReadmeBlock28 {
+    static func run() async throws {
+        try await withTaskExecutorPreference(session.taskExecutor) {
+            for id in ids {
+                let user = try await session.request("https://api.example.com/users/\(id)").decode(User.self)
+                try await store(user)
+            }
+        }
+        // or per child task: group.addTask(executorPreference: session.taskExecutor) { … }
+    }
+}
+
+// ### Errors, block 29
+enum ReadmeBlock29 {
+    static func run() async throws {
+        do {
+            _ = try await session.request(url).validate().data()
+        } catch {                                   // error: CurlewError
+            if error.kind == .unacceptableStatus { print(error.status?.code ?? 0, error.responseBodyString ?? "") }
+        }
+    }
+}
+
+// ### Print a request: `print`, `debugPrint` and curl, block 30
+enum ReadmeBlock30 {
+    static func run() async throws {
+        let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
+        print(request)        // GET https://ann:***@api.example.com/users/42
+        debugPrint(request)   // curl --compressed … -H 'Authorization: Bearer ***' -H 'User-Agent: Curlew/0.1.0 (Linux; …)' 'https://ann:***@api.example.com/users/42'
+        let user = try await request.decode(User.self)
+        print(request)        // GET https://ann:***@api.example.com/users/42 (200)
+        // A failure says why: GET https://… (failed: connectionRefused), GET https://… (404, failed: unacceptableStatus)
+
+        let response = try await request.response
+        print(response)       // GET https://ann:***@api.example.com/users/42 (200)
+        debugPrint(response)
+        // [Request]: GET https://ann:***@api.example.com/users/42
+        //     [Headers]:
+        //         Authorization: Bearer ***
+        //     [Body]: None
+        // [Response]: 200 OK
+        //     [Headers]:
+        //         Content-Type: application/json
+        //         Set-Cookie: sid=***; Path=/
+        //     [Body]:
+        //         {"id":42,"name":"Ann"}
+        // [Network Duration]: 12.3 ms (HTTP/2, reused connection)
+        _ = (request, user, response)
+    }
+}
+
+// ## Interceptors, retries, OAuth2, cookies and logging, block 31
+enum ReadmeBlock31 {
+    static func run() async throws {
+        let tagging = Interceptor.adapter { request, _ in
+            var request = request
+            request.headerFields[HTTPField.Name("X-Client")!] = "batch-importer"
+            return request
+        }
+        let checking = Interceptor.response { response, _ in   // HTTPTransport-style response middleware
+            guard response.head.headerFields[HTTPField.Name("X-Maintenance")!] == nil else {
+                throw CurlewError(.validationFailed, "the API is in maintenance", url: response.url)
+            }
+            return response
+        }
+        let session = Session(interceptors: [tagging, checking, RetryPolicy.default])
+        _ = (tagging, checking, session)
+    }
+}
+
+// ### Turning failures into your own errors, block 32
+enum ReadmeBlock32 {
+    enum MyAppError: Error { case offline, server(code: Int, message: String) }
+    struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
+        struct APIError: Decodable { let code: Int; let message: String }
+
+        // {"code": 500, "message": "Database error"} → MyAppError.server
+        func intercept(_ response: Response<Data>, for session: Session) async throws -> Response<Data> {
+            guard response.status.code >= 400,
+                  let body = try? JSONDecoder().decode(APIError.self, from: response.value) else { return response }
+            throw MyAppError.server(code: body.code, message: body.message)
+        }
+
+        // A refused connection → MyAppError.offline; any other failure stays as it is.
+        func intercept(_ failure: FailedAttempt, for session: Session) async throws {
+            if failure.error.kind == .connectionRefused { throw MyAppError.offline }
+        }
+    }
+
+    static func run() async throws {
+        let api = Session(interceptors: [ClarifyErrors(), RetryPolicy.default])
+        if case .failure(let error) = await api.request(url).result(),
+           let appError = error.underlying as? MyAppError { show(appError) }
+        _ = (api)
+    }
+}
+
+// ### Retrying with `RetryPolicy`, block 33
+enum ReadmeBlock33 {
+    static func run() async throws {
+        let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
+
+        var policy = RetryPolicy(retryLimit: 5, backoffScale: .milliseconds(200), maximumDelay: .seconds(10),
+                                 deadline: .seconds(30))               // no retry may start after 30 s
+        policy.retryableStatusCodes.insert(409)
+        policy.retryableMethods.insert(.post)                           // only if your POSTs are idempotent
+
+        let resilient = Session(interceptors: [RetryPolicy.connectionLostOnly()])  // only dropped connections
+        _ = (session, policy, resilient)
+    }
+}
+
+// ### OAuth2, block 34
+enum ReadmeBlock34 {
+    static func run() async throws {
+        let saved = try await store.load()                      // an OAuth2Credential (Codable)
+        let auth = OAuth2Authenticator(
+            credential: saved,
+            tokenURL: URL(string: "https://auth.example.com/oauth/token")!,
+            clientID: "my-app",
+            clientSecret: secret,                                // nil for a public client
+            clientAuthentication: .basic,                        // or .body (client_secret_post)
+            scope: .hosts(["api.example.com"]),                  // or .urlPrefixes([URL(string: "https://api.example.com/v2")!])
+            onRefresh: { try await store.save($0) })             // persist rotated refresh tokens
+        let api = Session(interceptors: [auth, RetryPolicy.default])
+
+        let me = try await api.request("https://api.example.com/v2/me").validate().decode(User.self)
+        _ = (saved, auth, api, me)
+    }
+}
+
+// ### OAuth2, block 35
+enum ReadmeBlock35 {
+    struct APIKeyAuthenticator: Authenticator {
+        func apply(_ key: APIKey, to request: inout OutgoingRequest) {
+            request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
+        }
+        func refresh(_ key: APIKey, for session: Session) async throws -> APIKey {
+            try await session.uninterceptedRequest(rotateKeyRequest).decode(APIKey.self)
+        }
+    }
+
+    static func run() async throws {
+        let auth = AuthenticationInterceptor(authenticator: APIKeyAuthenticator(), credential: key,
+                                             scope: .hosts(["api.example.com"]))
+        _ = (auth)
+    }
+}
+
+// ### Cookies, block 36
+enum ReadmeBlock36 {
+    static func run() async throws {
+        let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
+        var configuration = SessionConfiguration()
+        configuration.cookieJar = jar
+        let session = Session(configuration: configuration)
+        // …
+        try jar.save(to: cookiesFile)                            // JSON, written atomically, mode 0600
+        _ = (jar, configuration, session)
+    }
+}
+
+// ### Cookies, block 37
+enum ReadmeBlock37 {
+    final class DatabaseCookies: CookieStorage {
+        private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
+        func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
+        func store(_ cookies: [Cookie], receivedFrom url: URL) {
+            cache.withLock { cached in                       // replace by name, domain and path
+                cached.removeAll { old in cookies.contains { ($0.name, $0.domain, $0.path) == (old.name, old.domain, old.path) } }
+                cached += cookies.filter { ($0.expiresAt ?? .distantFuture) > Date() }
+            }
+            Task { await database.save(cookies) }            // never block: this runs on the session's thread
+        }
+    }
+
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.cookieStorage = DatabaseCookies()
+        _ = (configuration)
+    }
+}
+
+// ### Observing and logging, block 38
+enum ReadmeBlock38 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.eventMonitors = [
+            LoggingEventMonitor(logger: Logger(label: "api"), detail: .headers)   // .url, .headers or .everything
+        ]
+        _ = (configuration)
+    }
+}
