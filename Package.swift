@@ -7,12 +7,17 @@ let package = Package(
     products: [
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewXML", targets: ["CurlewXML"]),
+        .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // Test-only: the in-process HTTP test server. Not part of the library products' graph.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Test-only: the OpenAPI server the generated-client tests run against.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -53,6 +58,14 @@ let package = Package(
             providers: [.apt(["libxml2-dev"])]
         ),
         .target(name: "CurlewXML", dependencies: ["Curlew", "CLibXML2"]),
+        .target(
+            name: "CurlewOpenAPI",
+            dependencies: [
+                "Curlew",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .systemLibrary(name: "CTestCompression", path: "Tests/CTestCompression"),
         .target(
             name: "TestServer",
@@ -66,6 +79,20 @@ let package = Package(
         ),
         .testTarget(name: "CurlewTests", dependencies: ["Curlew", "TestServer"]),
         .testTarget(name: "CurlewXMLTests", dependencies: ["CurlewXML", "Curlew", "TestServer"]),
+        // The generated client and server stubs are committed (scripts/openapi-generate.sh
+        // regenerates them), so no build runs the generator.
+        .testTarget(
+            name: "CurlewOpenAPITests",
+            dependencies: [
+                "CurlewOpenAPI",
+                "Curlew",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
