@@ -86,6 +86,8 @@ let package = Package(
             dependencies: [
                 "CurlewOpenAPI",
                 "Curlew",
+                "TestServer",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
