@@ -33,8 +33,7 @@ let app = Application(
     router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
     onServerRunning: { portSink.yield($0.localAddress?.port ?? 0); portSink.finish() })
 let server = Task { try await app.run() }
-var portIterator = ports.makeAsyncIterator()
-let port = await portIterator.next() ?? 0
+let port = await ports.first { _ in true } ?? 0
 
 // The generated client, sending through a Curlew session with an adapter and retries.
 let tagging = Interceptor.adapter { request, _ in
