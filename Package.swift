@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewXML", targets: ["CurlewXML"]),
+        .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -14,8 +15,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-service-context.git", from: "1.5.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // Test-only: the in-process HTTP test server. Not part of the library products' graph.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Test-only: the OpenAPI server the generated-client tests run against.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +65,14 @@ let package = Package(
             providers: [.apt(["libxml2-dev"])]
         ),
         .target(name: "CurlewXML", dependencies: ["Curlew", "CLibXML2"]),
+        .target(
+            name: "CurlewOpenAPI",
+            dependencies: [
+                "Curlew",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .systemLibrary(name: "CTestCompression", path: "Tests/CTestCompression"),
         .target(
             name: "TestServer",
@@ -88,6 +101,22 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The generated client and server stubs are committed (scripts/openapi-generate.sh
+        // regenerates them), so no build runs the generator.
+        .testTarget(
+            name: "CurlewOpenAPITests",
+            dependencies: [
+                "CurlewOpenAPI",
+                "Curlew",
+                "TestServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,6 +8,8 @@ let package = Package(
         // Named, so that the root package is "Curlew" whatever its folder is called.
         .package(name: "Curlew", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // A tiny embedded HTTP server so that every example runs offline.
@@ -34,6 +36,18 @@ let package = Package(
             dependencies: [
                 .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewXML", package: "Curlew"), "DemoServer",
             ]
+        ),
+        // A client generated from ../Tests/CurlewOpenAPITests/openapi.yaml (committed under
+        // Generated/, see scripts/openapi-generate.sh) over CurlewTransport, against a tiny
+        // Hummingbird server.
+        .executableTarget(
+            name: "OpenAPIClient",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewOpenAPI", package: "Curlew"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            exclude: ["openapi-generator-config.yaml"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -10,9 +10,17 @@ public struct ByteStream: AsyncSequence, Sendable {
     public typealias Failure = any Error
 
     let core: RequestCore
+    /// A transfer already started by ``DataRequest/streamedResponse()``; nil starts one on
+    /// the first chunk asked for.
+    let started: Transfer?
+
+    init(core: RequestCore, started: Transfer? = nil) {
+        self.core = core
+        self.started = started
+    }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(reader: Reader(core: core))
+        Iterator(reader: Reader(core: core, started: started))
     }
 
     /// Iterates the chunks.
@@ -29,7 +37,10 @@ public struct ByteStream: AsyncSequence, Sendable {
         private let core: RequestCore
         private let state = Mutex<(transfer: Transfer?, finished: Bool)>((nil, false))
 
-        init(core: RequestCore) { self.core = core }
+        init(core: RequestCore, started: Transfer?) {
+            self.core = core
+            state.withLock { $0.transfer = started }
+        }
 
         func next() async throws(CurlewError) -> Data? {
             let (current, finished) = state.withLock { ($0.transfer, $0.finished) }

@@ -37,3 +37,31 @@ extension DataRequest {
         }
     }
 }
+
+extension DataRequest {
+    /// Starts the request, waits for the response head, and hands over the body as a stream.
+    ///
+    /// Meant for code that needs the status and header fields before the body, whatever the
+    /// status — such as an OpenAPI transport. Every attempt is adapted by the interceptors, and
+    /// the retriers (``RetryPolicy``, ``OAuth2Authenticator``) see failures up to the head: a
+    /// transport failure, a validation that rejected the head, and any status of 400 or more. A
+    /// retry cancels that attempt; when no retrier asks for one, a 4xx or 5xx response is
+    /// returned, not thrown (add `validate()` to throw). The body is never retried. Cancelling
+    /// the calling task while waiting cancels the request.
+    ///
+    /// ```swift
+    /// let response = try await session.request(url).streamedResponse()
+    /// guard response.status == .ok else { … }
+    /// for try await chunk in response.body { try await sink.write(chunk) }
+    /// ```
+    public func streamedResponse() async throws(CurlewError) -> StreamedResponse {
+        let core = core
+        let result = await withTaskCancellationHandler { () async -> Result<(head: HTTPResponse, transfer: Transfer), CurlewError> in
+            do throws(CurlewError) { return .success(try await core.startStreamedResponse()) } catch { return .failure(error) }
+        } onCancel: {
+            core.cancel(.taskCancelled, "the task awaiting the response was cancelled")
+        }
+        let (head, transfer) = try result.get()
+        return StreamedResponse(head: head, body: ByteStream(core: core, started: transfer), url: core.url)
+    }
+}

@@ -246,7 +246,7 @@ final class RequestCore: Sendable {
 
     // MARK: The pipeline
 
-    private func chain() -> InterceptorChain {
+    func chain() -> InterceptorChain {
         let own = state.withLock { $0.interceptors }
         return InterceptorChain(usesSessionInterceptors ? session.interceptors + own : own)
     }
@@ -385,9 +385,9 @@ final class RequestCore: Sendable {
     /// delay a retrier asked for — or the error to fail with. A download retried with resume
     /// data continues its partial file (set in `resumption`) when the chain resumes downloads or
     /// the download was itself resumed; otherwise the partial file is removed.
-    private func retryOrStop(
+    func retryOrStop(
         after error: CurlewError, request: OutgoingRequest, attempt: Int, attemptStart: ContinuousClock.Instant,
-        chain: InterceptorChain, resumption: inout DownloadResumeData?
+        chain: InterceptorChain, resumption: inout DownloadResumeData?, beforeWaiting: (() -> Void)? = nil
     ) async -> CurlewError? {
         if isFinal(error) || chain.isEmpty { return error }
         let firstStart = state.withLock { $0.firstAttemptStart } ?? attemptStart
@@ -423,6 +423,7 @@ final class RequestCore: Sendable {
                 resumeData.discardPartialFile()
             }
         }
+        beforeWaiting?()
         monitor.map { $0.monitor.request($0.id, willRetry: request, after: error, attempt: attempt, delay: delay) }
         var stopped: CurlewError?
         if delay > .zero { stopped = await sleep(for: delay, url: request.url) }
@@ -463,13 +464,13 @@ final class RequestCore: Sendable {
 
     /// Errors no retrier is asked about and no response interceptor sees: the caller's own
     /// cancellation, a shut-down session, a body that cannot be sent again.
-    private func isFinal(_ error: CurlewError) -> Bool {
+    func isFinal(_ error: CurlewError) -> Bool {
         [.cancelled, .taskCancelled, .streamDropped, .sessionShutdown, .bodyNotReplayable].contains(error.kind)
     }
 
     /// Records the transfer of the current attempt so that `cancel()`, `suspend()` and
     /// `resume()` reach it; a suspended request's transfer starts suspended.
-    private func register(_ transfer: Transfer) throws(CurlewError) {
+    func register(_ transfer: Transfer) throws(CurlewError) {
         let reason = state.withLock { state -> CurlewError? in
             state.transfer = transfer
             // Under the lock, so that a concurrent `resume()` finds the transfer suspended.
@@ -487,14 +488,7 @@ final class RequestCore: Sendable {
     /// Starts the request in streaming mode: adapters run once and there are no retries.
     /// Validations run on the head.
     func startStream() async throws(CurlewError) -> Transfer {
-        let conflict = state.withLock { state -> Bool in
-            guard case .idle = state.phase else { return true }
-            state.phase = .streaming
-            return false
-        }
-        if conflict {
-            throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
-        }
+        try claimStream()
         var base = try effectiveBuild.get()
         let validations = validationsForRun()
         // The span of a stream ends with its transfer (`Transfer.finish`), or here on a failure first.
@@ -533,6 +527,18 @@ final class RequestCore: Sendable {
             }
         }
         return transfer
+    }
+
+    /// Moves an idle request into streaming mode; a request already started cannot stream.
+    func claimStream() throws(CurlewError) {
+        let conflict = state.withLock { state -> Bool in
+            guard case .idle = state.phase else { return true }
+            state.phase = .streaming
+            return false
+        }
+        if conflict {
+            throw CurlewError(.streamAlreadyConsumed, "the request was already started; a body can be streamed only once", url: url)
+        }
     }
 
     /// What printing the request shows, read at once: a finished run's result, the adapted
