@@ -282,14 +282,14 @@ final class RequestCore: Sendable {
                     monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: attempt)
                     monitor.monitor.request(monitor.id, didStart: request, attempt: attempt)
                 }
-                let transfer = Transfer(
-                    request: request, mode: mode,
-                    settings: TransferSettings(
-                        configuration: session.configuration, options: request.options,
-                        reportsProgress: events.hasListeners),
-                    events: events, loop: session.loop)
-                try register(transfer)
-                var outcome = try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)
+                var outcome: TransferOutcome
+                if let cache = session.configuration.cache {
+                    outcome = try await cachedOutcome(of: request, mode: mode, cache: cache) { (sent) async throws(CurlewError) in
+                        try await self.networkOutcome(of: sent, mode: mode, attempt: attempt, chain: chain)
+                    }
+                } else {
+                    outcome = try await networkOutcome(of: request, mode: mode, attempt: attempt, chain: chain)
+                }
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
                 outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)
                 monitor.map {
@@ -307,6 +307,18 @@ final class RequestCore: Sendable {
                 }
             }
         }
+    }
+
+    /// One transfer of `request`, registered so that cancel, suspend and resume reach it.
+    func networkOutcome(of request: OutgoingRequest, mode: Transfer.Mode, attempt: Int, chain: InterceptorChain)
+        async throws(CurlewError) -> TransferOutcome
+    {
+        let transfer = Transfer(
+            request: request, mode: mode,
+            settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
+            events: events, loop: session.loop)
+        try register(transfer)
+        return try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)
     }
 
     /// Passes an outcome through the response interceptors and the validations. A download's
@@ -421,32 +433,6 @@ final class RequestCore: Sendable {
         if final.keepsPartialDownload { return final.with(downloadResumeData: pending) }
         pending.discardPartialFile()
         return final
-    }
-
-    /// Waits before a retry; `cancel()` and task cancellation end the wait at once. Returns
-    /// the error to fail with when the wait was cut short.
-    private func sleep(for delay: Duration, url: URL) async -> CurlewError? {
-        let sleeper = Task { try await Task.sleep(for: delay) }
-        let cancelled = state.withLock { state -> CurlewError? in
-            if let reason = state.cancelReason { return reason }
-            state.retryDelay = sleeper
-            return nil
-        }
-        if let cancelled {
-            sleeper.cancel()
-            return cancelled
-        }
-        let slept = await withTaskCancellationHandler {
-            (try? await sleeper.value) != nil
-        } onCancel: {
-            sleeper.cancel()
-        }
-        let reason = state.withLock { state -> CurlewError? in
-            state.retryDelay = nil
-            return state.cancelReason
-        }
-        if let reason { return reason }
-        return slept ? nil : CurlewError(.taskCancelled, "cancelled while waiting to retry", url: url)
     }
 
     /// Errors no retrier is asked about and no response interceptor sees: the caller's own

@@ -76,6 +76,9 @@ public struct SessionConfiguration: Sendable {
     /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
     /// the order they are called.
     public var eventMonitors: [any EventMonitor] = []
+    /// A private HTTP cache (RFC 9111) for the collected and downloaded responses of this
+    /// session; nil (the default) caches nothing. See ``HTTPCache`` and ``CachePolicy``.
+    public var cache: HTTPCache?
 
     /// The defaults.
     public init() {}
