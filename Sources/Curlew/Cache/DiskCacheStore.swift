@@ -47,6 +47,7 @@ final class DiskCacheStore: HTTPCacheStore {
         return CacheEntry(head: item.head, body: .file(path: item.path, offset: item.bodyOffset))
     }
 
+    @discardableResult
     func store(_ head: CacheEntryHead, body: CachedBody) -> Bool {
         guard let item = write(head, body: body) else { return false }
         let size = item.bodyOffset + item.head.bodyLength

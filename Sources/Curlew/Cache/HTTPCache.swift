@@ -29,11 +29,13 @@ public final class HTTPCache: Sendable {
         public var staleHits = 0
         /// Responses loaded from the network.
         public var misses = 0
-        /// Bytes and entries in the memory store.
+        /// Bytes the memory store holds.
         public var memoryBytes = 0
+        /// Entries in the memory store.
         public var memoryEntries = 0
-        /// Bytes and entries in the disk store.
+        /// Bytes the disk store's files take.
         public var diskBytes = 0
+        /// Entries in the disk store.
         public var diskEntries = 0
 
         /// The share of responses served from storage (hits, revalidations and stale ones).
@@ -43,6 +45,7 @@ public final class HTTPCache: Sendable {
             return total == 0 ? 0 : Double(served) / Double(total)
         }
 
+        /// One line with every figure.
         public var description: String {
             let ratio = (hitRatio * 1000).rounded() / 10
             return "hit ratio \(ratio) % (hits \(hits), revalidated \(revalidations), stale \(staleHits), misses \(misses)); "
@@ -172,7 +175,7 @@ public final class HTTPCache: Sendable {
             var head = merged
             head.bodyLength = stored.head.bodyLength
             head.bodyChecksum = stored.head.bodyChecksum
-            _ = memory?.store(head, body: stored.body)
+            memory?.store(head, body: stored.body)
         }
         if let stored = disk?.entry(forKey: entry.head.key) {
             var head = merged

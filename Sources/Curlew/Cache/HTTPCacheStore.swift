@@ -82,6 +82,7 @@ final class MemoryCacheStore: HTTPCacheStore {
 
     func entry(forKey key: String) -> CacheEntry? { index.withLock { $0.get(key) } }
 
+    @discardableResult
     func store(_ head: CacheEntryHead, body: CachedBody) -> Bool {
         guard case .memory(let data) = body else { return false }
         let size = data.count + head.approximateSize
