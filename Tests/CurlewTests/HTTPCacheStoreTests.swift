@@ -112,4 +112,44 @@ import Testing
             #expect(fixture.cache.statistics.diskEntries == 1)
         }
     }
+
+    /// A `bytes` stream is served from a fresh entry in chunks (memory or disk); a damaged disk
+    /// entry is not streamed but loaded from the network.
+    @Test func streamsAreServedFromFreshEntries() async throws {
+        try await Self.withDirectory { directory in
+            let fixture = try await CacheFixture {
+                try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory, now: $0.function)
+            }
+            let url = fixture.url([("Cache-Control", "max-age=60")])
+            func streamed() async throws -> String {
+                var body = Data()
+                for try await chunk in fixture.session.request(url).bytes { body.append(chunk) }
+                return String(decoding: body, as: UTF8.self)
+            }
+            // A stream alone is not stored.
+            _ = try await streamed()
+            #expect(fixture.cache.statistics.diskEntries == 0)
+            _ = try await fixture.get(url)
+            #expect(try await streamed().contains("#2") && fixture.count == 2)
+            let file = try #require(Self.entryFiles(directory).first)
+            var bytes = try Data(contentsOf: file)
+            bytes[bytes.count - 1] ^= 0xFF
+            try bytes.write(to: file)
+            #expect(try await streamed().contains("#3") && fixture.count == 3)
+        }
+    }
+
+    @Test func cachedBodyStreamHandsOutChunks() throws {
+        let body = Data((0..<(CachedBodyReader.chunkSize * 2 + 10)).map { UInt8(truncatingIfNeeded: $0) })
+        var head = Self.head("m")
+        head.bodyLength = body.count
+        let stream = try #require(CachedBodyStream(entry: CacheEntry(head: head, body: .memory(body))))
+        var collected = Data()
+        var chunks = 0
+        while let chunk = try stream.next() {
+            collected.append(chunk)
+            chunks += 1
+        }
+        #expect(collected == body && chunks == 3)
+    }
 }

@@ -64,6 +64,25 @@ extension RequestCore {
         }
     }
 
+    /// A fresh stored response for a `bytes` stream of `request` (only a fresh one, or any age
+    /// under the policies that allow it: a stream is not revalidated or stored), or nil.
+    func cachedStream(for request: OutgoingRequest, cache: HTTPCache) -> CachedBodyStream? {
+        guard request.method == .get, !CacheRules.bypasses(request) else { return nil }
+        let policy = request.options.cachePolicy ?? .useProtocolPolicy
+        let key = CacheRules.key(request.url)
+        let decision = CacheRules.decide(
+            entry: cache.lookup(key), request: request, requestControl: CacheControl(request.headerFields), policy: policy,
+            now: cache.now())
+        guard case .serve(let entry, let status) = decision else { return nil }
+        guard let stream = CachedBodyStream(entry: entry) else {
+            cache.drop(entry)
+            return nil
+        }
+        cache.record(status)
+        events.emit(.response(stream.head))
+        return stream
+    }
+
     /// Goes to the network (conditionally when `entry` has validators), then stores the
     /// response, or applies a `304` to the entry, or falls back to it under `stale-if-error`.
     private func load(

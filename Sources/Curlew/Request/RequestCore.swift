@@ -460,7 +460,7 @@ final class RequestCore: Sendable {
 
     /// Starts the request in streaming mode: adapters run once and there are no retries.
     /// Validations run on the head.
-    func startStream() async throws(CurlewError) -> Transfer {
+    func startStream() async throws(CurlewError) -> StreamSource {
         let conflict = state.withLock { state -> Bool in
             guard case .idle = state.phase else { return true }
             state.phase = .streaming
@@ -476,6 +476,11 @@ final class RequestCore: Sendable {
             monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)
             monitor.monitor.request(monitor.id, didStart: request, attempt: 1)
         }
+        if let cache = session.configuration.cache, let stored = cachedStream(for: request, cache: cache) {
+            state.withLock { $0.adaptedRequest = request }
+            try validateStreamHead(stored.head, request: request, validations: validations, onFailure: {})
+            return .cached(stored)
+        }
         let transfer = Transfer(
             request: request, mode: .stream,
             settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
@@ -483,17 +488,24 @@ final class RequestCore: Sendable {
         state.withLock { $0.adaptedRequest = request }
         try register(transfer)
         let head = try await transfer.head()
+        try validateStreamHead(head, request: request, validations: validations) { transfer.cancel(.cancelled, "validation failed") }
+        return .transfer(transfer)
+    }
+
+    /// Reports a stream's head to the monitors and runs the validations on it.
+    private func validateStreamHead(
+        _ head: HTTPResponse, request: OutgoingRequest, validations: [ResponseValidation], onFailure: () -> Void
+    ) throws(CurlewError) {
         monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
         for validation in validations {
             do {
                 try validation(request, head, nil)
             } catch {
-                transfer.cancel(.cancelled, "validation failed")
+                onFailure()
                 throw error as? CurlewError
                     ?? CurlewError(.validationFailed, "validation failed: \(error)", url: request.url, responseHead: head)
             }
         }
-        return transfer
     }
 
     /// What printing the request shows, read at once: a finished run's result, the adapted
