@@ -68,9 +68,3 @@ final class CachedBodyStream: Sendable {
         if descriptor >= 0 { close(descriptor) }
     }
 }
-
-/// Where a `bytes` stream reads from.
-enum StreamSource: Sendable {
-    case transfer(Transfer)
-    case cached(CachedBodyStream)
-}
