@@ -27,6 +27,28 @@ import Testing
         #expect(fixture.count == 2 && fixture.cache.statistics.memoryEntries == 0)
     }
 
+    @Test func aNewResponseThatMayNotBeStoredReplacesTheStoredOne() async throws {
+        let fixture = try await CacheFixture()
+        let url = fixture.url([("Cache-Control", "max-age=60")])
+        _ = try await fixture.get(url)
+        _ = try await fixture.get(url, policy: .reloadIgnoringCache, cacher: .doNotCache)
+        #expect(try await fixture.get(url).status == .miss && fixture.count == 3)
+    }
+
+    /// Events and monitors see the cache status in the completion's metrics.
+    @Test func completionEventCarriesTheCacheStatus() async throws {
+        let fixture = try await CacheFixture()
+        let url = fixture.url([("Cache-Control", "max-age=60")])
+        _ = try await fixture.get(url)
+        var statuses: [CacheStatus?] = []
+        var heads = 0
+        for try await event in fixture.session.request(url).events {
+            if case .completed(let completion) = event { statuses.append(completion.metrics.cacheStatus) }
+            if case .response = event { heads += 1 }
+        }
+        #expect(statuses == [.hit] && heads == 1)
+    }
+
     @Test func requestNoStorePassesTheCacheBy() async throws {
         let fixture = try await CacheFixture()
         let url = fixture.url([("Cache-Control", "max-age=60")])

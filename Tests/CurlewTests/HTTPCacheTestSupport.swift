@@ -50,9 +50,12 @@ struct CacheFixture {
     var count: Int { server.requestCount(path: "/cache/\(name)") }
 
     /// The body and cache status of a GET.
-    func get(_ url: URL, headers: HTTPFields = [:], policy: CachePolicy? = nil) async throws -> (body: String, status: CacheStatus?, head: HTTPResponse) {
+    func get(_ url: URL, headers: HTTPFields = [:], policy: CachePolicy? = nil, cacher: ResponseCacher? = nil)
+        async throws -> (body: String, status: CacheStatus?, head: HTTPResponse)
+    {
         var options = RequestOptions()
         options.cachePolicy = policy
+        options.responseCacher = cacher
         let response = try await session.request(url, headers: headers, options: options).response
         return (String(decoding: response.value, as: UTF8.self), response.cacheStatus, response.head)
     }

@@ -140,12 +140,15 @@ public final class HTTPCache: Sendable {
 
     /// Stores a network response when the protocol and the cacher allow it.
     func store(_ outcome: TransferOutcome, for request: OutgoingRequest, requestControl: CacheControl, requestTime: Date, responseTime: Date) {
-        guard outcome.redirects.isEmpty, CacheRules.isStorable(outcome.head, request: request, requestControl: requestControl)
-        else { return }
         let cacher = request.options.responseCacher ?? responseCacher
-        guard let response = cacher.head(for: request, response: outcome.head),
+        guard outcome.redirects.isEmpty, CacheRules.isStorable(outcome.head, request: request, requestControl: requestControl),
+            let response = cacher.head(for: request, response: outcome.head),
             CacheRules.isStorable(response, request: request, requestControl: requestControl)
-        else { return }
+        else {
+            // A new successful response that may not be stored makes the stored one obsolete.
+            if (200..<300).contains(outcome.head.status.code), outcome.redirects.isEmpty { remove(key: CacheRules.key(request.url)) }
+            return
+        }
         var head = CacheEntryHead(
             key: CacheRules.key(request.url), status: response.status.code, reason: response.status.reasonPhrase,
             fields: CacheEntryHead.pairs(response.headerFields),
