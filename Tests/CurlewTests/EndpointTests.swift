@@ -247,6 +247,8 @@ struct EndpointTests {
         full.credential = HTTPCredential(username: "u", password: "p")
         full.unixSocketPath = "/tmp/s"
         full.expectContinue = .never
+        full.cachePolicy = .reloadIgnoringCache
+        full.responseCacher = .doNotCache
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options).children.compactMap { child in
                 guard let label = child.label else { return nil }

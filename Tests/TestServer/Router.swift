@@ -87,6 +87,8 @@ enum Router {
             return RedirectRoutes.respond(request, segments: segments, allocator: allocator)
         case "fault":
             return FaultRoutes.respond(request, segments: segments, allocator: allocator)
+        case "cache":
+            return CacheRoutes.respond(request, state: state, allocator: allocator)
         case "resumable":
             return ResumeRoutes.respond(request, allocator: allocator)
         default:

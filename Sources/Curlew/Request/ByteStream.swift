@@ -35,7 +35,7 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// The consuming end. Cancels the transfer if released before the body ended.
     final class Reader: Sendable {
         private let core: RequestCore
-        private let state = Mutex<(transfer: Transfer?, finished: Bool)>((nil, false))
+        private let state = Mutex<(transfer: Transfer?, cached: CachedBodyStream?, finished: Bool)>((nil, nil, false))
 
         init(core: RequestCore, started: Transfer?) {
             self.core = core
@@ -43,22 +43,30 @@ public struct ByteStream: AsyncSequence, Sendable {
         }
 
         func next() async throws(CurlewError) -> Data? {
-            let (current, finished) = state.withLock { ($0.transfer, $0.finished) }
+            let (current, cached, finished) = state.withLock { ($0.transfer, $0.cached, $0.finished) }
             if finished { return nil }
-            let transfer: Transfer
-            if let current {
+            let transfer: Transfer?
+            if current != nil || cached != nil {
                 transfer = current
             } else {
                 do {
-                    transfer = try await core.startStream()
+                    switch try await core.startStream() {
+                    case .transfer(let started):
+                        transfer = started
+                        state.withLock { $0.transfer = started }
+                    case .cached(let stored):
+                        transfer = nil
+                        state.withLock { $0.cached = stored }
+                    }
                 } catch {
                     state.withLock { $0.finished = true }
                     throw error
                 }
-                state.withLock { $0.transfer = transfer }
             }
             do {
-                let chunk = try await transfer.nextChunk()
+                let source = state.withLock { $0.cached }
+                let chunk: Data?
+                if let transfer { chunk = try await transfer.nextChunk() } else { chunk = try source?.next() }
                 if chunk == nil { state.withLock { $0.finished = true } }
                 return chunk
             } catch {

@@ -102,6 +102,8 @@ extension RequestOptions {
         merged.credential = credential ?? base.credential
         merged.unixSocketPath = unixSocketPath ?? base.unixSocketPath
         merged.expectContinue = expectContinue ?? base.expectContinue
+        merged.cachePolicy = cachePolicy ?? base.cachePolicy
+        merged.responseCacher = responseCacher ?? base.responseCacher
         return merged
     }
 }

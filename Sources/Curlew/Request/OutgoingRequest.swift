@@ -85,6 +85,11 @@ public struct RequestOptions: Sendable {
     /// Whether to ask with `Expect: 100-continue` before sending the body, instead of the
     /// session's ``SessionConfiguration/expectContinue``.
     public var expectContinue: ExpectContinue?
+    /// How this request uses the session's ``HTTPCache``; nil is ``CachePolicy/useProtocolPolicy``.
+    public var cachePolicy: CachePolicy?
+    /// What the cache stores of this request's response, instead of the cache's own
+    /// ``HTTPCache/responseCacher``.
+    public var responseCacher: ResponseCacher?
 
     /// Creates options that override nothing.
     public init() {}

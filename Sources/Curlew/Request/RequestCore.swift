@@ -291,14 +291,14 @@ final class RequestCore: Sendable {
                     monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: attempt)
                     monitor.monitor.request(monitor.id, didStart: request, attempt: attempt)
                 }
-                let transfer = Transfer(
-                    request: request, mode: mode,
-                    settings: TransferSettings(
-                        configuration: session.configuration, options: request.options,
-                        reportsProgress: events.hasListeners),
-                    events: events, loop: session.loop)
-                try register(transfer)
-                var outcome = try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)
+                var outcome: TransferOutcome
+                if let cache = session.configuration.cache {
+                    outcome = try await cachedOutcome(of: request, mode: mode, cache: cache) { (sent) async throws(CurlewError) in
+                        try await self.networkOutcome(of: sent, mode: mode, attempt: attempt, chain: chain)
+                    }
+                } else {
+                    outcome = try await networkOutcome(of: request, mode: mode, attempt: attempt, chain: chain)
+                }
                 probe?.transferred(outcome.metrics)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
                 outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)
@@ -319,6 +319,18 @@ final class RequestCore: Sendable {
                 }
             }
         }
+    }
+
+    /// One transfer of `request`, registered so that cancel, suspend and resume reach it.
+    func networkOutcome(of request: OutgoingRequest, mode: Transfer.Mode, attempt: Int, chain: InterceptorChain)
+        async throws(CurlewError) -> TransferOutcome
+    {
+        let transfer = Transfer(
+            request: request, mode: mode,
+            settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
+            events: events, loop: session.loop)
+        try register(transfer)
+        return try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)
     }
 
     /// Passes an outcome through the response interceptors and the validations. A download's
@@ -436,32 +448,6 @@ final class RequestCore: Sendable {
         return final
     }
 
-    /// Waits before a retry; `cancel()` and task cancellation end the wait at once. Returns
-    /// the error to fail with when the wait was cut short.
-    private func sleep(for delay: Duration, url: URL) async -> CurlewError? {
-        let sleeper = Task { try await Task.sleep(for: delay) }
-        let cancelled = state.withLock { state -> CurlewError? in
-            if let reason = state.cancelReason { return reason }
-            state.retryDelay = sleeper
-            return nil
-        }
-        if let cancelled {
-            sleeper.cancel()
-            return cancelled
-        }
-        let slept = await withTaskCancellationHandler {
-            (try? await sleeper.value) != nil
-        } onCancel: {
-            sleeper.cancel()
-        }
-        let reason = state.withLock { state -> CurlewError? in
-            state.retryDelay = nil
-            return state.cancelReason
-        }
-        if let reason { return reason }
-        return slept ? nil : CurlewError(.taskCancelled, "cancelled while waiting to retry", url: url)
-    }
-
     /// Errors no retrier is asked about and no response interceptor sees: the caller's own
     /// cancellation, a shut-down session, a body that cannot be sent again.
     func isFinal(_ error: CurlewError) -> Bool {
@@ -484,50 +470,6 @@ final class RequestCore: Sendable {
     }
 
     // MARK: Streaming
-
-    /// Starts the request in streaming mode: adapters run once and there are no retries.
-    /// Validations run on the head.
-    func startStream() async throws(CurlewError) -> Transfer {
-        try claimStream()
-        var base = try effectiveBuild.get()
-        let validations = validationsForRun()
-        // The span of a stream ends with its transfer (`Transfer.finish`), or here on a failure first.
-        let probe = session.instrumentation.begin(base)
-        probe?.attemptStarting(1, request: &base)
-        let transfer: Transfer
-        let head: HTTPResponse
-        let request: OutgoingRequest
-        do throws(CurlewError) {
-            request = try await chain().adapt(base, for: session)
-            if let monitor {
-                monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)
-                monitor.monitor.request(monitor.id, didStart: request, attempt: 1)
-            }
-            transfer = Transfer(
-                request: request, mode: .stream,
-                settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
-                events: events, loop: session.loop, probe: probe)
-            state.withLock { $0.adaptedRequest = request }
-            try register(transfer)
-            head = try await transfer.head()
-        } catch {
-            probe?.finish(.failure(error))
-            throw error
-        }
-        monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
-        for validation in validations {
-            do {
-                try validation(request, head, nil)
-            } catch {
-                let failure = error as? CurlewError
-                    ?? CurlewError(.validationFailed, "validation failed: \(error)", url: request.url, responseHead: head)
-                probe?.finish(.failure(failure))
-                transfer.cancel(.cancelled, "validation failed")
-                throw failure
-            }
-        }
-        return transfer
-    }
 
     /// Moves an idle request into streaming mode; a request already started cannot stream.
     func claimStream() throws(CurlewError) {

@@ -25,6 +25,9 @@ public struct TransferMetrics: Sendable, Hashable {
     public var httpVersion: HTTPVersion
     /// Whether an existing connection was reused.
     public var connectionReused: Bool
+    /// Whether the response came from the session's ``HTTPCache``: nil when the session has
+    /// none or the request passed it by (a stream, an unsafe method, a range).
+    public var cacheStatus: CacheStatus? = nil
 
     /// The same as ``total``, as the design brief spells it.
     public var totalTime: Duration { total }

@@ -81,6 +81,9 @@ public struct SessionConfiguration: Sendable {
     public var tracing = TracingConfiguration()
     /// Request metrics (swift-metrics). Off while the metrics system is the no-op default.
     public var metrics = MetricsConfiguration()
+    /// A private HTTP cache (RFC 9111) for the collected and downloaded responses of this
+    /// session; nil (the default) caches nothing. See ``HTTPCache`` and ``CachePolicy``.
+    public var cache: HTTPCache?
 
     /// The defaults.
     public init() {}

@@ -28,7 +28,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
             case retryLimitExceeded, authenticationFailed, proxyFailure, untrustedServer
-            case resumeFailed
+            case resumeFailed, notCached
         }
         fileprivate let code: Code
 
@@ -111,6 +111,9 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         /// `Content-Range` starts elsewhere or gives another total, or a `416` does not match
         /// the file. Nothing is written to the destination.
         public static let resumeFailed = Kind(code: .resumeFailed)
+        /// The request's cache policy (``CachePolicy/returnCacheDataDontLoad``, or
+        /// `Cache-Control: only-if-cached`) forbade the network and no stored response could answer.
+        public static let notCached = Kind(code: .notCached)
     }
 
     /// The fields, in one shared box: errors travel inside `Result`s and optionals through the
