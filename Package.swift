@@ -97,7 +97,9 @@ let package = Package(
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "Curlew", "CurlewXML",
+                "Curlew", "CurlewXML", "CurlewOpenAPI",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

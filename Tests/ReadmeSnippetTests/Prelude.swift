@@ -2,6 +2,8 @@ import Curlew
 import Foundation
 import HTTPTypes
 import Synchronization
+import Tracing
+import CoreMetrics
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,6 +35,10 @@ var target: URL { url }
 var dir: URL { url }
 var saved: URL { url }
 var cookiesFile: URL { url }
+var cachesURL: URL { url }
+var myTracer: NoOpTracer { NoOpTracer() }
+var myMetricsFactory: any MetricsFactory { NOOPMetricsHandler.instance }
+var auth: AccessToken { AccessToken(token: "") }
 var png: Data { Data() }
 var chunks: AsyncStream<[UInt8]> { AsyncStream { $0.finish() } }
 var size: Int64 { 0 }

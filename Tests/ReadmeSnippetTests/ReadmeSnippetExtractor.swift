@@ -18,6 +18,10 @@ enum ReadmeSnippetExtractor {
 
         /// A Package.swift fragment: shown, not compiled.
         var isPackageManifest: Bool { info.split(separator: " ").contains("package") }
+        /// Code that calls a client generated from the reader's own openapi.yaml: shown, not
+        /// compiled here (the same calls are compiled against a real generated client in
+        /// Tests/CurlewOpenAPITests).
+        var usesGeneratedClient: Bool { info.split(separator: " ").contains("openapi") }
     }
 
     /// A block split into what goes where in the generated file.
@@ -103,6 +107,10 @@ enum ReadmeSnippetExtractor {
             let title = "// \(block.heading.isEmpty ? "(top)" : block.heading), block \(number + 1)"
             if block.isPackageManifest {
                 bodies.append("\(title): a Package.swift fragment, not compiled.\n")
+                continue
+            }
+            if block.usesGeneratedClient {
+                bodies.append("\(title): calls a generated OpenAPI client, not compiled here.\n")
                 continue
             }
             let parts = split(block.lines)

@@ -51,13 +51,18 @@ struct ReadmeSnippetTests {
             // # not a heading
             let b = 2
             ```
+            ```swift openapi
+            let c = generatedClient()
+            ```
             """
         let blocks = ReadmeSnippetExtractor.blocks(in: markdown)
-        #expect(blocks.map(\.lines) == [["let a = 1"], [".package(path: \"../curlew\"),"], ["// # not a heading", "let b = 2"]])
-        #expect(blocks.map(\.heading) == ["# Title", "## Section", "## Section"])
-        #expect(blocks.map(\.isPackageManifest) == [false, true, false])
+        #expect(blocks.map(\.lines) == [["let a = 1"], [".package(path: \"../curlew\"),"], ["// # not a heading", "let b = 2"], ["let c = generatedClient()"]])
+        #expect(blocks.map(\.heading) == ["# Title", "## Section", "## Section", "## Section"])
+        #expect(blocks.map(\.isPackageManifest) == [false, true, false, false])
+        #expect(blocks.map(\.usesGeneratedClient) == [false, false, false, true])
         let generated = ReadmeSnippetExtractor.generate(from: markdown)
         #expect(!generated.contains(".package(path:"), "a Package.swift fragment is not compiled")
+        #expect(!generated.contains("generatedClient()"), "code of a generated client is not compiled")
         #expect(generated.contains("enum ReadmeBlock01 {") && generated.contains("enum ReadmeBlock03 {"))
     }
 

@@ -3,11 +3,13 @@
 // swift-format-ignore-file
 
 import Curlew
+import CurlewOpenAPI
 import CurlewXML
 import Foundation
 import HTTPTypes
 import Logging
 import Synchronization
+import Tracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -561,8 +563,23 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Cookies, block 36
+// ### HTTP cache, block 36
 enum ReadmeBlock36 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.cache = try HTTPCache(
+            memoryCapacity: 16 << 20,                       // bytes; least recently used go first
+            diskCapacity: 256 << 20, directory: cachesURL)  // survives restarts
+        let session = Session(configuration: configuration)
+
+        let response = try await session.request(url).response
+        response.cacheStatus          // .hit, .revalidated, .stale or .miss (nil without a cache)
+        _ = (configuration, session, response)
+    }
+}
+
+// ### Cookies, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -574,8 +591,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Cookies, block 37
-enum ReadmeBlock37 {
+// ### Cookies, block 38
+enum ReadmeBlock38 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -595,8 +612,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Observing and logging, block 38
-enum ReadmeBlock38 {
+// ### Observing and logging, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -605,3 +622,38 @@ enum ReadmeBlock38 {
         _ = (configuration)
     }
 }
+
+// ### Tracing and metrics, block 40
+enum ReadmeBlock40 {
+    static func run() async throws {
+        // Process-wide: once, at startup, before making sessions (each session reads them when made;
+        // a tracer bound with `withTracer` is not seen).
+        // InstrumentationSystem.bootstrap(otelTracer)
+        // MetricsSystem.bootstrap(otelMetricsFactory)
+
+        // Or per session (tests do this: the process-wide systems can be bootstrapped only once):
+        var configuration = SessionConfiguration()
+        configuration.tracing = TracingConfiguration(tracer: myTracer, queryRedaction: .all)
+        configuration.metrics = MetricsConfiguration(factory: myMetricsFactory)
+        let session = Session(configuration: configuration)
+
+        try await myTracer.withSpan("checkout") { _ in      // the request's span is a child of this one
+            _ = try await session.request("https://api.example.com/cart").validate().data()
+        }
+        _ = (configuration, session)
+    }
+}
+
+// ## OpenAPI clients, block 41
+enum ReadmeBlock41 {
+    static func run() async throws {
+        // Package.swift: .product(name: "CurlewOpenAPI", package: "Curlew"),
+        //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+
+        let session = Session(interceptors: [auth, RetryPolicy.default])
+        let transport = CurlewTransport(session: session)
+        _ = (session, transport)
+    }
+}
+
+// ## OpenAPI clients, block 42: calls a generated OpenAPI client, not compiled here.
