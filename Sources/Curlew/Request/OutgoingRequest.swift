@@ -84,6 +84,10 @@ public struct RequestOptions: Sendable {
     /// Whether to ask with `Expect: 100-continue` before sending the body, instead of the
     /// session's ``SessionConfiguration/expectContinue``.
     public var expectContinue: ExpectContinue?
+    /// How long to wait for a satisfied network path before each attempt, instead of the
+    /// session's ``SessionConfiguration/waitsForConnectivity``; zero starts at once whatever
+    /// the path. Past the limit the attempt fails with ``CurlewError/Kind/notConnected``.
+    public var waitsForConnectivity: Duration?
 
     /// Creates options that override nothing.
     public init() {}

@@ -39,8 +39,9 @@ final class RequestCore: Sendable {
         var credential: HTTPCredential?
         var transfer: Transfer?
         var cancelReason: CurlewError?
-        /// The wait before a retry, so that `cancel()` ends it at once.
-        var retryDelay: Task<Void, any Error>?
+        /// Ends the wait in progress (before a retry, for a retrier's decision, or for
+        /// connectivity), so that `cancel()` ends it at once.
+        var endWait: (@Sendable () -> Void)?
         var firstAttemptStart: ContinuousClock.Instant?
         /// The last attempt whose serializer failure was shown to the retriers.
         var consultedAttempt = 0
@@ -279,6 +280,7 @@ final class RequestCore: Sendable {
             }
             var request = attemptBase
             do {
+                try await waitForConnectivity(before: attemptBase, attempt: attempt)
                 // Without interceptors, skip the async hops: the build already validated the URL.
                 if !chain.isEmpty { request = try await chain.adapt(attemptBase, for: session) }
                 if let monitor {
@@ -371,7 +373,10 @@ final class RequestCore: Sendable {
         let firstStart = state.withLock { $0.firstAttemptStart } ?? attemptStart
         let context = RetryContext(attempt: attempt, firstAttemptStart: firstStart, attemptStart: attemptStart)
         let delay: Duration
-        switch await chain.decide(request, for: session, dueTo: error, context: context) {
+        // `cancel()` ends a retrier's wait (such as an `OfflineRetrier` waiting for the network).
+        let (decision, cancelled) = await cancellably { await chain.decide(request, for: self.session, dueTo: error, context: context) }
+        if let cancelled { return Self.stopped(by: cancelled, partial: error.downloadResumeData) }
+        switch decision {
         case .doNotRetry:
             return error
         case .doNotRetryWithError(let replacement):
@@ -405,38 +410,43 @@ final class RequestCore: Sendable {
         var stopped: CurlewError?
         if delay > .zero { stopped = await sleep(for: delay, url: request.url) }
         guard let final = stopped ?? state.withLock({ $0.cancelReason }) else { return nil }
-        // Cancelled while waiting to retry: the partial file goes, unless resume data was asked for.
-        guard let pending = resumption else { return final }
-        resumption = nil
-        if final.keepsPartialDownload { return final.with(downloadResumeData: pending) }
-        pending.discardPartialFile()
-        return final
+        defer { resumption = nil }
+        return Self.stopped(by: final, partial: resumption)
+    }
+
+    /// The error of a request cancelled between attempts: the partial file goes, unless resume
+    /// data was asked for.
+    private static func stopped(by reason: CurlewError, partial: DownloadResumeData?) -> CurlewError {
+        guard let partial else { return reason }
+        if reason.keepsPartialDownload { return reason.with(downloadResumeData: partial) }
+        partial.discardPartialFile()
+        return reason
     }
 
     /// Waits before a retry; `cancel()` and task cancellation end the wait at once. Returns
     /// the error to fail with when the wait was cut short.
     private func sleep(for delay: Duration, url: URL) async -> CurlewError? {
-        let sleeper = Task { try await Task.sleep(for: delay) }
-        let cancelled = state.withLock { state -> CurlewError? in
-            if let reason = state.cancelReason { return reason }
-            state.retryDelay = sleeper
-            return nil
-        }
-        if let cancelled {
-            sleeper.cancel()
-            return cancelled
-        }
-        let slept = await withTaskCancellationHandler {
-            (try? await sleeper.value) != nil
-        } onCancel: {
-            sleeper.cancel()
-        }
-        let reason = state.withLock { state -> CurlewError? in
-            state.retryDelay = nil
-            return state.cancelReason
-        }
+        let (slept, reason) = await cancellably { (try? await Task.sleep(for: delay)) != nil }
         if let reason { return reason }
         return slept ? nil : CurlewError(.taskCancelled, "cancelled while waiting to retry", url: url)
+    }
+
+    /// Runs `work` in a task that `cancel()` and the awaiting task's cancellation cancel at
+    /// once; returns its result, and the reason when the request was cancelled meanwhile.
+    func cancellably<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> (T, CurlewError?) {
+        let task = Task { await work() }
+        let early = state.withLock { state -> CurlewError? in
+            if let reason = state.cancelReason { return reason }
+            state.endWait = { task.cancel() }
+            return nil
+        }
+        if early != nil { task.cancel() }
+        let value = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        let reason = state.withLock { state -> CurlewError? in
+            state.endWait = nil
+            return state.cancelReason
+        }
+        return (value, reason)
     }
 
     private func isFinal(_ error: CurlewError) -> Bool {
@@ -488,6 +498,7 @@ final class RequestCore: Sendable {
         }
         let base = try effectiveBuild.get()
         let validations = state.withLock { $0.validations }
+        try await waitForConnectivity(before: base, attempt: 1)
         let request = try await chain().adapt(base, for: session)
         if let monitor {
             monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: 1)
@@ -514,17 +525,17 @@ final class RequestCore: Sendable {
 
     // MARK: Cancelling and events
 
-    /// Cancels the request, its current transfer and any wait before a retry; remembered if
-    /// it has not started yet.
+    /// Cancels the request, its current transfer and any wait (for connectivity, for a
+    /// retrier's decision, before a retry); remembered if it has not started yet.
     func cancel(_ kind: CurlewError.Kind, _ message: String, keepingPartialDownload: Bool = false) {
         var reason = CurlewError(kind, message, url: url)
         if keepingPartialDownload { reason = reason.with(downloadResumeData: nil, keepsPartialDownload: true) }
-        let (transfer, sleeper) = state.withLock { state -> (Transfer?, Task<Void, any Error>?) in
+        let (transfer, endWait) = state.withLock { state -> (Transfer?, (@Sendable () -> Void)?) in
             if state.cancelReason == nil { state.cancelReason = reason }
-            return (state.transfer, state.retryDelay)
+            return (state.transfer, state.endWait)
         }
         transfer?.cancel(kind, message, keepingPartialDownload: keepingPartialDownload)
-        sleeper?.cancel()
+        endWait?()
     }
 
     /// Suspends the request: its transfer now, and the transfers of later attempts. Reported in

@@ -35,6 +35,14 @@ public actor Session {
         loop = CurlLoop(configuration: configuration)
     }
 
+    /// A session whose thread runs in the network namespace at `networkNamespacePath` (such as
+    /// `/run/netns/NAME`), so that its connections leave from there. For tests.
+    init(configuration: SessionConfiguration, interceptors: [any RequestInterceptor], networkNamespacePath: String) {
+        self.configuration = configuration
+        self.interceptors = interceptors
+        loop = CurlLoop(configuration: configuration, networkNamespacePath: networkNamespacePath)
+    }
+
     deinit {
         loop.shutdownInBackground()
     }

@@ -25,7 +25,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
             case retryLimitExceeded, authenticationFailed, proxyFailure, untrustedServer
-            case resumeFailed
+            case resumeFailed, notConnected
         }
         fileprivate let code: Code
 
@@ -108,6 +108,9 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         /// `Content-Range` starts elsewhere or gives another total, or a `416` does not match
         /// the file. Nothing is written to the destination.
         public static let resumeFailed = Kind(code: .resumeFailed)
+        /// The request waited for a network path (``RequestOptions/waitsForConnectivity``) and
+        /// none became satisfied within the limit; nothing was sent. The message gives the path.
+        public static let notConnected = Kind(code: .notConnected)
     }
 
     /// The fields, in one shared box: errors travel inside `Result`s and optionals through the
