@@ -10,12 +10,14 @@ final class ConnectivityRecorder: EventMonitor {
     private let continuation: AsyncStream<NetworkPath>.Continuation
     private let finished = Mutex<[Int]>([])
     private let retries = Mutex(0)
+    private let waitsReported = Mutex(0)
 
     init() {
         (waits, continuation) = AsyncStream.makeStream(of: NetworkPath.self)
     }
 
     func request(_ id: RequestID, isWaitingForConnectivity request: OutgoingRequest, path: NetworkPath, attempt: Int) {
+        waitsReported.withLock { $0 += 1 }
         continuation.yield(path)
     }
 
@@ -34,6 +36,8 @@ final class ConnectivityRecorder: EventMonitor {
 
     /// The attempts of every finished request, in finishing order.
     var finishedAttempts: [Int] { finished.withLock { $0 } }
+    /// How many waits for connectivity were reported.
+    var waitCount: Int { waitsReported.withLock { $0 } }
     /// How many retries were announced.
     var retryCount: Int { retries.withLock { $0 } }
 }

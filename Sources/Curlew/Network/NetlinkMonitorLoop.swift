@@ -3,54 +3,32 @@ import Foundation
 import Synchronization
 
 /// The thread behind a ``ReachabilityMonitor``: one NETLINK_ROUTE socket subscribed to link,
-/// address and route changes. It first dumps every link, address and route, then follows the
-/// events; it dumps again when the kernel reports lost messages (`ENOBUFS`, a truncated
-/// datagram) or a link goes administratively up or down (the kernel drops routes then without
-/// telling). It sleeps in `poll` on the socket and a wake pipe, never on Swift's pool.
+/// address and route changes, kept in step by a ``NetlinkSynchronizer`` (first dumps, then
+/// events, dumps again when messages were lost). The thread sleeps in `poll` on the socket and
+/// a wake pipe, never on Swift's pool, and publishes the path after every datagram.
 final class NetlinkMonitorLoop {
-    private enum Dump: CaseIterable {
-        case links, addresses, routes
-
-        var requestType: UInt16 {
-            switch self {
-            case .links: curlew_RTM_GETLINK
-            case .addresses: curlew_RTM_GETADDR
-            case .routes: curlew_RTM_GETROUTE
-            }
-        }
-    }
-
-    private struct InFlight {
-        var dump: Dump
-        var sequence: UInt32
-        var collected = NetworkTables()
-        var interrupted = false
-    }
-
     private static let groups = curlew_RTMGRP_LINK | curlew_RTMGRP_IPV4_IFADDR | curlew_RTMGRP_IPV6_IFADDR
         | curlew_RTMGRP_IPV4_ROUTE | curlew_RTMGRP_IPV6_ROUTE
+    /// Larger than any datagram the kernel sends (a dump's are at most about 32 KiB).
     private static let bufferSize = 1 << 16
 
     private let socket: Int32
-    private let port: UInt32
     private let runner: MonitorRunner
     private let broadcast: PathBroadcast
-    private var tables = NetworkTables()
-    private var pending: [Dump] = []
-    private var inFlight: InFlight?
-    private var sequence: UInt32 = 0
-    /// Called once: when the first dumps are complete, or when they fail.
+    private var synchronizer: NetlinkSynchronizer
+    /// Called once: when the first dumps are complete, or when the loop stops before.
     private var report: ((Result<Void, CurlewError>) -> Void)?
+    private var stopped = false
 
     private init(
         socket: Int32, port: UInt32, runner: MonitorRunner, broadcast: PathBroadcast,
         report: @escaping (Result<Void, CurlewError>) -> Void
     ) {
         self.socket = socket
-        self.port = port
         self.runner = runner
         self.broadcast = broadcast
         self.report = report
+        synchronizer = NetlinkSynchronizer(port: port)
     }
 
     /// Starts the thread (in the network namespace at `namespacePath`, for tests) and returns
@@ -92,12 +70,10 @@ final class NetlinkMonitorLoop {
         }
         defer { close(socket) }
         let loop = NetlinkMonitorLoop(socket: socket, port: port, runner: runner, broadcast: broadcast, report: report)
-        loop.schedule(Dump.allCases)
+        loop.perform(loop.synchronizer.start())
         loop.run()
-        loop.fail(NetlinkError.error("the monitor stopped before its first dump completed", code: -ECANCELED))
+        loop.stop(NetlinkError.error("the monitor stopped before its first dump completed", code: -ECANCELED))
     }
-
-    // MARK: The loop
 
     private func run() {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
@@ -106,11 +82,11 @@ final class NetlinkMonitorLoop {
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
             pollfd(fd: runner.wakeDescriptor, events: Int16(POLLIN), revents: 0),
         ]
-        while !runner.isStopping {
+        while !stopped, !runner.isStopping {
             descriptors[0].revents = 0
             descriptors[1].revents = 0
             guard poll(&descriptors, 2, -1) >= 0 || errno == EINTR else {
-                fail(NetlinkError.error("poll failed", code: -errno))
+                stop(NetlinkError.error("poll failed", code: -errno))
                 return
             }
             if descriptors[1].revents != 0 { return }
@@ -118,109 +94,41 @@ final class NetlinkMonitorLoop {
             var truncated: Int32 = 0
             let received = curlew_netlink_receive(socket, buffer.baseAddress, buffer.count, &truncated)
             if received == -Int(ENOBUFS) || truncated != 0 {
-                // The kernel dropped messages (or one did not fit): read everything again.
-                resynchronize()
+                perform(synchronizer.lostMessages())
                 continue
             }
             if received == -Int(EAGAIN) || received == 0 { continue }
             guard received > 0 else {
-                fail(NetlinkError.error("receiving from the NETLINK_ROUTE socket failed", code: Int32(received)))
+                stop(NetlinkError.error("receiving from the NETLINK_ROUTE socket failed", code: Int32(received)))
                 return
             }
-            for envelope in NetlinkParser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<received])) {
-                handle(envelope)
-            }
-            if report == nil { broadcast.publish(tables) }
-            if runner.isStopping || failed { return }
+            let envelopes = NetlinkParser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
+            perform(synchronizer.receive(envelopes))
+            if synchronizer.isReady { broadcast.publish(synchronizer.tables) }
         }
     }
 
-    private var failed = false
-
-    /// Stops the loop; before the first path, `start` fails with `error`.
-    private func fail(_ error: CurlewError) {
-        failed = true
-        if let report {
-            self.report = nil
-            report(.failure(error))
-        }
-    }
-
-    private func handle(_ envelope: NetlinkEnvelope) {
-        if var flight = inFlight, envelope.port == port, envelope.sequence == flight.sequence {
-            if envelope.flags & curlew_NLM_F_DUMP_INTR != 0 { flight.interrupted = true }
-            switch envelope.message {
-            case .done:
-                inFlight = nil
-                finish(flight)
-            case .error(let code) where code != 0:
-                inFlight = nil
-                if report != nil {
-                    fail(NetlinkError.error("the kernel refused to list the \(flight.dump)", code: code))
-                } else {
-                    startNextDump()
-                }
-            default:
-                flight.collected.apply(envelope.message)
-                inFlight = flight
-            }
-            return
-        }
-        if case .overrun = envelope.message {
-            resynchronize()
-            return
-        }
-        // An event: it applies to what is being collected too, which may already have passed it.
-        let change = tables.apply(envelope.message)
-        inFlight?.collected.apply(envelope.message)
-        if change.contains(.administrativeState) { schedule([.addresses, .routes]) }
-    }
-
-    private func finish(_ flight: InFlight) {
-        if flight.interrupted {
-            pending.insert(flight.dump, at: 0)
-        } else {
-            switch flight.dump {
-            case .links: tables.replaceLinks(with: flight.collected)
-            case .addresses: tables.replaceAddresses(with: flight.collected)
-            case .routes: tables.replaceRoutes(with: flight.collected)
+    private func perform(_ actions: [NetlinkSynchronizer.Action]) {
+        for action in actions {
+            switch action {
+            case .requestDump(let dump, let sequence):
+                let result = curlew_netlink_request_dump(socket, dump.requestType, sequence)
+                if result != 0 { stop(NetlinkError.error("cannot ask the kernel for its \(dump)", code: result)) }
+            case .ready:
+                broadcast.publish(synchronizer.tables)
+                report?(.success(()))
+                report = nil
+            case .fail(let dump, let code):
+                stop(NetlinkError.error("the kernel refused to list its \(dump)", code: code))
             }
         }
-        startNextDump()
-        if inFlight == nil, let report {
-            self.report = nil
-            broadcast.publish(tables)
-            report(.success(()))
-        }
     }
 
-    private func resynchronize() {
-        schedule(Dump.allCases)
-    }
-
-    /// Queues dumps; one already running for the same kind starts over, since it may have
-    /// passed entries that changed.
-    private func schedule(_ dumps: [Dump]) {
-        for dump in dumps {
-            if inFlight?.dump == dump {
-                inFlight?.interrupted = true
-            } else if !pending.contains(dump) {
-                pending.append(dump)
-            }
-        }
-        if inFlight == nil { startNextDump() }
-    }
-
-    private func startNextDump() {
-        guard inFlight == nil, !pending.isEmpty else { return }
-        let dump = pending.removeFirst()
-        sequence &+= 1
-        let result = curlew_netlink_request_dump(socket, dump.requestType, sequence)
-        guard result == 0 else {
-            fail(NetlinkError.error("cannot ask the kernel for its \(dump)", code: result))
-            return
-        }
-        inFlight = InFlight(dump: dump, sequence: sequence)
+    /// Ends the loop; before the first path, `start` fails with `error`.
+    private func stop(_ error: CurlewError) {
+        stopped = true
+        report?(.failure(error))
+        report = nil
     }
 }
 
