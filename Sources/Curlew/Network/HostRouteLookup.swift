@@ -27,8 +27,8 @@ enum HostRouteLookup {
         var port: UInt32 = 0
         let socket = curlew_netlink_open(0, &port)
         guard socket >= 0 else {
-            return HostReachability(
-                host: host, routes: [], resolutionFailure: NetlinkError.error("cannot open a NETLINK_ROUTE socket", code: socket).message)
+            let failure = NetlinkError.error("cannot open a NETLINK_ROUTE socket", code: socket)
+            return HostReachability(host: host, routes: [], resolutionFailure: failure.message)
         }
         defer { close(socket) }
         var timeout = answerTimeout

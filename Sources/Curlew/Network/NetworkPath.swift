@@ -50,13 +50,14 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
         interfaces.first { $0.name == name }
     }
 
-    /// For logs and error messages: `satisfied via eth0 (IPv4 default route); interfaces lo, eth0`.
+    /// For logs and error messages: `satisfied (IPv4 default route; interfaces up with addresses: lo, eth0)`.
     public var description: String {
         var routes: [String] = []
         if hasIPv4DefaultRoute { routes.append("IPv4") }
         if hasIPv6DefaultRoute { routes.append("IPv6") }
         let names = interfaces.map(\.name).joined(separator: ", ")
         let routeText = routes.isEmpty ? "no usable default route" : "\(routes.joined(separator: " and ")) default route"
-        return "\(status == .satisfied ? "satisfied" : "unsatisfied") (\(routeText); interfaces up with addresses: \(names.isEmpty ? "none" : names))"
+        let state = status == .satisfied ? "satisfied" : "unsatisfied"
+        return "\(state) (\(routeText); interfaces up with addresses: \(names.isEmpty ? "none" : names))"
     }
 }

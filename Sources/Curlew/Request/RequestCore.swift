@@ -374,7 +374,9 @@ final class RequestCore: Sendable {
         let context = RetryContext(attempt: attempt, firstAttemptStart: firstStart, attemptStart: attemptStart)
         let delay: Duration
         // `cancel()` ends a retrier's wait (such as an `OfflineRetrier` waiting for the network).
-        let (decision, cancelled) = await cancellably { await chain.decide(request, for: self.session, dueTo: error, context: context) }
+        let (decision, cancelled) = await cancellably {
+            await chain.decide(request, for: self.session, dueTo: error, context: context)
+        }
         if let cancelled { return Self.stopped(by: cancelled, partial: error.downloadResumeData) }
         switch decision {
         case .doNotRetry:
