@@ -21,6 +21,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("headerline", [.product(name: "Curlew", package: "Curlew"), .product(name: "HTTPTypes", package: "swift-http-types")]),
     ("xmlrecords", [.product(name: "Curlew", package: "Curlew"), .product(name: "CurlewXML", package: "Curlew")]),
     ("contentdecoder", [.product(name: "Curlew", package: "Curlew"), "CFuzzSupport"]),
+    ("netlink", [.product(name: "Curlew", package: "Curlew")]),
 ]
 
 let package = Package(

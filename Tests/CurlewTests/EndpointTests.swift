@@ -249,6 +249,7 @@ struct EndpointTests {
         full.expectContinue = .never
         full.cachePolicy = .reloadIgnoringCache
         full.responseCacher = .doNotCache
+        full.waitsForConnectivity = .seconds(5)
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options).children.compactMap { child in
                 guard let label = child.label else { return nil }

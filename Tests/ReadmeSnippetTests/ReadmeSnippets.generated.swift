@@ -526,8 +526,38 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### OAuth2, block 34
+// ### Network reachability, block 34
 enum ReadmeBlock34 {
+    static func run() async throws {
+        let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
+        print(monitor.currentPath)
+        // satisfied (IPv4 and IPv6 default route; interfaces up with addresses: lo, eth0)
+
+        for await path in monitor.paths() {                      // the current path, then each change
+            print(path.isSatisfied ? "online" : "offline")
+        }
+
+        let api = await monitor.reachability(of: "api.example.com")   // resolves, asks the kernel's routes
+        print(api)               // api.example.com: 192.0.2.7 via eth0 (gateway 10.0.0.1)
+        _ = (monitor, api)
+    }
+}
+
+// ### Network reachability, block 35
+enum ReadmeBlock35 {
+    static func run() async throws {
+        var options = RequestOptions()
+        options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
+        let data = try await session.request(url, options: options).data()
+        // offline for 30 s: CurlewError.Kind.notConnected, and nothing was sent
+
+        let session = Session(interceptors: [OfflineRetrier(maximumWait: .seconds(60)), RetryPolicy.default])
+        _ = (options, data, session)
+    }
+}
+
+// ### OAuth2, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -545,8 +575,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### OAuth2, block 35
-enum ReadmeBlock35 {
+// ### OAuth2, block 37
+enum ReadmeBlock37 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -563,8 +593,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### HTTP cache, block 36
-enum ReadmeBlock36 {
+// ### HTTP cache, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -573,13 +603,13 @@ enum ReadmeBlock36 {
         let session = Session(configuration: configuration)
 
         let response = try await session.request(url).response
-        response.cacheStatus          // .hit, .revalidated, .stale or .miss (nil without a cache)
+        print(response.cacheStatus as Any)   // .hit, .revalidated, .stale or .miss (nil without a cache)
         _ = (configuration, session, response)
     }
 }
 
-// ### Cookies, block 37
-enum ReadmeBlock37 {
+// ### Cookies, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -591,8 +621,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Cookies, block 38
-enum ReadmeBlock38 {
+// ### Cookies, block 40
+enum ReadmeBlock40 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -612,8 +642,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Observing and logging, block 39
-enum ReadmeBlock39 {
+// ### Observing and logging, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -623,8 +653,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Tracing and metrics, block 40
-enum ReadmeBlock40 {
+// ### Tracing and metrics, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -644,8 +674,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ## OpenAPI clients, block 41
-enum ReadmeBlock41 {
+// ## OpenAPI clients, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "Curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -656,4 +686,4 @@ enum ReadmeBlock41 {
     }
 }
 
-// ## OpenAPI clients, block 42: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 44: calls a generated OpenAPI client, not compiled here.

@@ -86,6 +86,26 @@ public final class TestServer: Sendable {
             localhostBaseURL: localhostBaseURL)
     }
 
+    /// Starts a server on a TCP socket the caller has already bound to `host` and `port` and
+    /// put in the listening state — for example in another network namespace, which a socket
+    /// belongs to from its creation. The server owns the socket from here on and closes it.
+    public static func start(listeningSocket socket: Int32, host: String, port: Int) async throws -> TestServer {
+        let state = ServerState()
+        let listener: any Channel
+        do {
+            listener = try await makeBootstrap(state: state).withBoundSocket(socket).get()
+        } catch {
+            close(socket)
+            throw TestServerError("could not serve on the listening socket for \(host):\(port): \(error)")
+        }
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        guard let baseURL = URL(string: "http://\(authority)") else {
+            try? await listener.close()
+            throw TestServerError("\(host) does not form a valid URL")
+        }
+        return TestServer(state: state, listeners: [listener], port: port, baseURL: baseURL, localhostBaseURL: baseURL)
+    }
+
     /// Starts a server on a Unix-domain socket at `path` (which must not exist yet; the caller
     /// removes it afterwards). ``baseURL`` is then `http+unix://` with the percent-encoded path
     /// as its host, ``localhostBaseURL`` is `http://localhost` (for requests that name the

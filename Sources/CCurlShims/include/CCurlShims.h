@@ -1,9 +1,11 @@
 // Typed, non-variadic wrappers around libcurl's variadic API, plus curl's macros as
-// constants. Internal to Curlew: not API.
+// constants; and (CurlewNetlink.h) the netlink calls of the reachability monitor. Internal to
+// Curlew: not API.
 #ifndef CCURLSHIMS_H
 #define CCURLSHIMS_H
 
 #include <curl/curl.h>
+#include "CurlewNetlink.h"
 
 typedef size_t (*curlew_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
 typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,

@@ -37,7 +37,9 @@ final class CurlLoop: Sendable {
     /// The loop thread's `pthread_t`, once it runs; commands it queues itself need no wakeup.
     private let loopThread = Atomic<UInt>(0)
 
-    init(configuration: SessionConfiguration) {
+    /// Starts the loop; with `networkNamespacePath` (tests), its thread first enters that
+    /// network namespace, so every connection it opens leaves from there.
+    init(configuration: SessionConfiguration, networkNamespacePath: String? = nil) {
         CurlGlobal.initialize()
         guard let state = LoopThreadState(configuration: configuration) else {
             wakeHandle = nil
@@ -49,6 +51,10 @@ final class CurlLoop: Sendable {
         }
         wakeHandle = MultiHandleReference(state.multi)
         let thread = Thread { [self] in
+            if let networkNamespacePath, curlew_enter_network_namespace(networkNamespacePath) != 0 {
+                // Outside its namespace the loop would reach the wrong network: it takes no transfers.
+                queue.withLock { $0.isShutDown = true }
+            }
             run(state)
         }
         thread.stackSize = 1 << 20

@@ -22,6 +22,13 @@ public struct CompositeEventMonitor: EventMonitor {
     }
 
     /// Forwards to every monitor, in order.
+    public func request(
+        _ id: RequestID, isWaitingForConnectivity request: OutgoingRequest, path: NetworkPath, attempt: Int
+    ) {
+        for monitor in monitors { monitor.request(id, isWaitingForConnectivity: request, path: path, attempt: attempt) }
+    }
+
+    /// Forwards to every monitor, in order.
     public func request(_ id: RequestID, didStart request: OutgoingRequest, attempt: Int) {
         for monitor in monitors { monitor.request(id, didStart: request, attempt: attempt) }
     }

@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// Every hook has an empty default, so a monitor implements only what it needs. Hooks are
 /// called synchronously from the request's pipeline task (never from the session's I/O
-/// thread), in this order for each attempt: adapted, started, response head received, metrics
+/// thread), in this order for each attempt: waiting for connectivity (only when it waits), adapted, started, response head received, metrics
 /// gathered; then either retried (and the next attempt) or finished; then serialized, once per
 /// serialization asked for. `requestCreated` comes first, when the request is made. Keep hooks
 /// quick: the request waits for them.
@@ -19,6 +19,9 @@ public protocol EventMonitor: Sendable {
     func requestCreated(_ id: RequestID, request: OutgoingRequest?)
     /// The adapters of `attempt` produced `adapted` from `original`.
     func request(_ id: RequestID, didAdapt original: OutgoingRequest, to adapted: OutgoingRequest, attempt: Int)
+    /// Attempt `attempt` waits for a satisfied network path before it starts, because the
+    /// request asked to (``RequestOptions/waitsForConnectivity``) and `path` is unsatisfied.
+    func request(_ id: RequestID, isWaitingForConnectivity request: OutgoingRequest, path: NetworkPath, attempt: Int)
     /// Attempt `attempt` was handed to the session's I/O thread.
     func request(_ id: RequestID, didStart request: OutgoingRequest, attempt: Int)
     /// The final response head of `attempt` arrived (after redirects).
@@ -41,6 +44,10 @@ extension EventMonitor {
     public func requestCreated(_ id: RequestID, request: OutgoingRequest?) {}
     /// Does nothing.
     public func request(_ id: RequestID, didAdapt original: OutgoingRequest, to adapted: OutgoingRequest, attempt: Int) {}
+    /// Does nothing.
+    public func request(
+        _ id: RequestID, isWaitingForConnectivity request: OutgoingRequest, path: NetworkPath, attempt: Int
+    ) {}
     /// Does nothing.
     public func request(_ id: RequestID, didStart request: OutgoingRequest, attempt: Int) {}
     /// Does nothing.

@@ -91,6 +91,16 @@ public struct LoggingEventMonitor: EventMonitor {
         logger.log(level: level, "\(text)", metadata: metadata(id))
     }
 
+    /// Logs that an attempt waits for the network, with the path.
+    public func request(
+        _ id: RequestID, isWaitingForConnectivity request: OutgoingRequest, path: NetworkPath, attempt: Int
+    ) {
+        logger.log(
+            level: failureLevel,
+            "⏸ \(request.method.rawValue) \(redacted(request.url)) waits for connectivity: \(path)",
+            metadata: metadata(id))
+    }
+
     /// Logs a retry with its reason and delay.
     public func request(
         _ id: RequestID, willRetry request: OutgoingRequest, after error: CurlewError, attempt: Int, delay: Duration

@@ -102,6 +102,7 @@ extension RequestOptions {
         merged.credential = credential ?? base.credential
         merged.unixSocketPath = unixSocketPath ?? base.unixSocketPath
         merged.expectContinue = expectContinue ?? base.expectContinue
+        merged.waitsForConnectivity = waitsForConnectivity ?? base.waitsForConnectivity
         merged.cachePolicy = cachePolicy ?? base.cachePolicy
         merged.responseCacher = responseCacher ?? base.responseCacher
         return merged

@@ -90,6 +90,10 @@ public struct RequestOptions: Sendable {
     /// What the cache stores of this request's response, instead of the cache's own
     /// ``HTTPCache/responseCacher``.
     public var responseCacher: ResponseCacher?
+    /// How long to wait for a satisfied network path before each attempt, instead of the
+    /// session's ``SessionConfiguration/waitsForConnectivity``; zero starts at once whatever
+    /// the path. Past the limit the attempt fails with ``CurlewError/Kind/notConnected``.
+    public var waitsForConnectivity: Duration?
 
     /// Creates options that override nothing.
     public init() {}

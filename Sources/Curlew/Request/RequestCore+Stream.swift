@@ -9,6 +9,7 @@ extension RequestCore {
         try claimStream()
         var base = try effectiveBuild.get()
         let validations = validationsForRun()
+        try await waitForConnectivity(before: base, attempt: 1)
         // The span of a stream ends with its transfer (`Transfer.finish`), or here on a failure first.
         let probe = session.instrumentation.begin(base)
         probe?.attemptStarting(1, request: &base)

@@ -43,8 +43,9 @@ final class RequestCore: Sendable {
         var credential: HTTPCredential?
         var transfer: Transfer?
         var cancelReason: CurlewError?
-        /// The wait before a retry, so that `cancel()` ends it at once.
-        var retryDelay: Task<Void, any Error>?
+        /// Ends the wait in progress (before a retry, for a retrier's decision, or for
+        /// connectivity), so that `cancel()` ends it at once.
+        var endWait: (@Sendable () -> Void)?
         var firstAttemptStart: ContinuousClock.Instant?
         /// The last attempt whose serializer failure was shown to the retriers.
         var consultedAttempt = 0
@@ -285,6 +286,7 @@ final class RequestCore: Sendable {
             probe?.attemptStarting(attempt, request: &attemptBase)
             var request = attemptBase
             do {
+                try await waitForConnectivity(before: attemptBase, attempt: attempt)
                 // Without interceptors, skip the async hops: the build already validated the URL.
                 if !chain.isEmpty { request = try await chain.adapt(attemptBase, for: session) }
                 if let monitor {
@@ -405,7 +407,12 @@ final class RequestCore: Sendable {
         let firstStart = state.withLock { $0.firstAttemptStart } ?? attemptStart
         let context = RetryContext(attempt: attempt, firstAttemptStart: firstStart, attemptStart: attemptStart)
         let delay: Duration
-        switch await chain.decide(request, for: session, dueTo: error, context: context) {
+        // `cancel()` ends a retrier's wait (such as an `OfflineRetrier` waiting for the network).
+        let (decision, cancelled) = await cancellably {
+            await chain.decide(request, for: self.session, dueTo: error, context: context)
+        }
+        if let cancelled { return Self.stopped(by: cancelled, partial: error.downloadResumeData) }
+        switch decision {
         case .doNotRetry:
             return error
         case .doNotRetryWithError(let replacement):
@@ -440,12 +447,17 @@ final class RequestCore: Sendable {
         var stopped: CurlewError?
         if delay > .zero { stopped = await sleep(for: delay, url: request.url) }
         guard let final = stopped ?? state.withLock({ $0.cancelReason }) else { return nil }
-        // Cancelled while waiting to retry: the partial file goes, unless resume data was asked for.
-        guard let pending = resumption else { return final }
-        resumption = nil
-        if final.keepsPartialDownload { return final.with(downloadResumeData: pending) }
-        pending.discardPartialFile()
-        return final
+        defer { resumption = nil }
+        return Self.stopped(by: final, partial: resumption)
+    }
+
+    /// The error of a request cancelled between attempts: the partial file goes, unless resume
+    /// data was asked for.
+    private static func stopped(by reason: CurlewError, partial: DownloadResumeData?) -> CurlewError {
+        guard let partial else { return reason }
+        if reason.keepsPartialDownload { return reason.with(downloadResumeData: partial) }
+        partial.discardPartialFile()
+        return reason
     }
 
     /// Errors no retrier is asked about and no response interceptor sees: the caller's own
@@ -494,17 +506,17 @@ final class RequestCore: Sendable {
 
     // MARK: Cancelling and events
 
-    /// Cancels the request, its current transfer and any wait before a retry; remembered if
-    /// it has not started yet.
+    /// Cancels the request, its current transfer and any wait (for connectivity, for a
+    /// retrier's decision, before a retry); remembered if it has not started yet.
     func cancel(_ kind: CurlewError.Kind, _ message: String, keepingPartialDownload: Bool = false) {
         var reason = CurlewError(kind, message, url: url)
         if keepingPartialDownload { reason = reason.with(downloadResumeData: nil, keepsPartialDownload: true) }
-        let (transfer, sleeper) = state.withLock { state -> (Transfer?, Task<Void, any Error>?) in
+        let (transfer, endWait) = state.withLock { state -> (Transfer?, (@Sendable () -> Void)?) in
             if state.cancelReason == nil { state.cancelReason = reason }
-            return (state.transfer, state.retryDelay)
+            return (state.transfer, state.endWait)
         }
         transfer?.cancel(kind, message, keepingPartialDownload: keepingPartialDownload)
-        sleeper?.cancel()
+        endWait?()
     }
 
     /// A new stream of this request's events; starts the request when it has not started.

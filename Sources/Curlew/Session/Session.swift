@@ -38,6 +38,15 @@ public actor Session {
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
     }
 
+    /// A session whose thread runs in the network namespace at `networkNamespacePath` (such as
+    /// `/run/netns/NAME`), so that its connections leave from there. For tests.
+    init(configuration: SessionConfiguration, interceptors: [any RequestInterceptor], networkNamespacePath: String) {
+        self.configuration = configuration
+        self.interceptors = interceptors
+        loop = CurlLoop(configuration: configuration, networkNamespacePath: networkNamespacePath)
+        instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
+    }
+
     deinit {
         loop.shutdownInBackground()
     }

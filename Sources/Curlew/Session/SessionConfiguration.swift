@@ -84,6 +84,15 @@ public struct SessionConfiguration: Sendable {
     /// A private HTTP cache (RFC 9111) for the collected and downloaded responses of this
     /// session; nil (the default) caches nothing. See ``HTTPCache`` and ``CachePolicy``.
     public var cache: HTTPCache?
+    /// How long each attempt waits for a satisfied network path (see ``ReachabilityMonitor``)
+    /// before it starts; past the limit it fails with ``CurlewError/Kind/notConnected``
+    /// without sending anything. Nil (the default) or zero starts at once, whatever the path.
+    /// Requests may override it (``RequestOptions/waitsForConnectivity``).
+    public var waitsForConnectivity: Duration?
+    /// The monitor that waiting for connectivity and ``OfflineRetrier`` consult; nil uses
+    /// ``ReachabilityMonitor/shared()``, started on first need. When no monitor can be started,
+    /// requests do not wait.
+    public var reachabilityMonitor: ReachabilityMonitor?
 
     /// The defaults.
     public init() {}

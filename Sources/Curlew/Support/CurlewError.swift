@@ -28,7 +28,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case unacceptableStatus, unacceptableContentType, validationFailed, emptyResponse, serializationFailed
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
             case retryLimitExceeded, authenticationFailed, proxyFailure, untrustedServer
-            case resumeFailed, notCached
+            case resumeFailed, notCached, notConnected
         }
         fileprivate let code: Code
 
@@ -114,6 +114,9 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         /// The request's cache policy (``CachePolicy/returnCacheDataDontLoad``, or
         /// `Cache-Control: only-if-cached`) forbade the network and no stored response could answer.
         public static let notCached = Kind(code: .notCached)
+        /// The request waited for a network path (``RequestOptions/waitsForConnectivity``) and
+        /// none became satisfied within the limit; nothing was sent. The message gives the path.
+        public static let notConnected = Kind(code: .notConnected)
     }
 
     /// The fields, in one shared box: errors travel inside `Result`s and optionals through the
