@@ -8,6 +8,7 @@ let target = URL(fileURLWithPath: "/tmp/big.iso")
 let saved = URL(fileURLWithPath: "/tmp/big.iso.resume")
 let session = Session()
 
+// snippet.show
 // snippet.download
 let file = try await session.download(url, to: .file(target),
                                       options: [.createIntermediateDirectories, .removePreviousFile])

@@ -8,6 +8,7 @@ let url = URL(string: "https://example.com/big.iso")!
 let dir = URL(fileURLWithPath: "/tmp/downloads")
 let session = Session()
 
+// snippet.show
 // snippet.events
 for try await event in session.download(url, to: .directory(dir)).events {
     switch event {

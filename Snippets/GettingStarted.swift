@@ -6,6 +6,7 @@ import Foundation
 struct User: Decodable, Sendable { let id: Int; let name: String }
 let url = URL(string: "https://api.example.com/users/42")!
 
+// snippet.show
 // snippet.session
 let session = Session()                      // one per program; `Session.shared` also exists
 

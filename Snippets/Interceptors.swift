@@ -6,6 +6,7 @@ import HTTPTypes
 
 let url = URL(string: "https://api.example.com/users")!
 
+// snippet.show
 // snippet.closures
 let tagging = Interceptor.adapter { request, _ in
     var request = request

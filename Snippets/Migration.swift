@@ -10,6 +10,7 @@ struct User: Decodable, Sendable { let id: Int; let name: String }
 let url = URL(string: "https://api.example.com/users/42")!
 let session = Session()
 
+// snippet.show
 // snippet.urlsession
 // URLSession.shared.data(from: url)
 let data = try await session.request(url).data()

@@ -14,6 +14,7 @@ let saved = OAuth2Credential(accessToken: "access", refreshToken: "refresh", exp
 let key = APIKey(value: "key")
 let rotateKeyRequest = OutgoingRequest(url: URL(string: "https://api.example.com/keys/rotate")!, method: .post)
 
+// snippet.show
 // snippet.authenticator
 let auth = OAuth2Authenticator(
     credential: saved,

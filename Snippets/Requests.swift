@@ -11,6 +11,7 @@ struct NewUser: Encodable, Sendable { let name: String }
 let url = URL(string: "https://api.example.com/users")!
 let session = Session()
 
+// snippet.show
 // snippet.build
 let created = try await session.request(
     "https://api.example.com/users", method: .post,
@@ -39,7 +40,7 @@ let data = try await request.data()         // the same transfer's body
 print(response.status, response.attempts, data.count)
 // snippet.end
 
-// snippet.endpoint
+// snippet.routes
 let api = Endpoint("https://api.example.com/v1")
     .with(header: "Accept", value: "application/json")
     .with(timeouts: Timeouts(connect: .seconds(5)))

@@ -8,6 +8,7 @@ let url = URL(string: "https://api.example.com/users/42")!
 let session = Session()
 let request = session.request(url)
 
+// snippet.show
 // snippet.builtin
 let text  = try await request.string()                                     // charset from Content-Type
 let user  = try await request.decode(User.self)                            // JSONDecoder

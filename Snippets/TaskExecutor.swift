@@ -7,6 +7,7 @@ struct User: Decodable, Sendable { let id: Int; let name: String }
 let session = Session()
 let ids = [1, 2, 3]
 
+// snippet.show
 // snippet.executor
 let names = try await withTaskExecutorPreference(session.taskExecutor) {
     var names: [String] = []

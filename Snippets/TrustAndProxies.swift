@@ -5,6 +5,7 @@ import Foundation
 
 let secret = "passphrase"
 
+// snippet.show
 // snippet.trust
 var configuration = SessionConfiguration()
 configuration.trust = TrustConfiguration(

@@ -10,6 +10,7 @@ struct Catalog: Decodable, Sendable { let name: String }
 let url = URL(string: "https://example.com/feed.xml")!
 let session = Session()
 
+// snippet.show
 // snippet.tree
 let document = try await session.request(url).serialized(by: .xmlDocument).value
 let titles = try document.nodes(matching: "//a:entry/a:title",
