@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-service-context.git", from: "1.5.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        // Documentation only: `swift package generate-documentation` (scripts/docs.sh).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Test-only: the in-process HTTP test server. Not part of the library products' graph.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // Test-only: the OpenAPI server the generated-client tests run against.

@@ -28,7 +28,7 @@ import Synchronization
 /// are kept; the least recently used go first.
 ///
 /// All methods are synchronous and thread-safe: the engine calls them on its I/O thread, so
-/// they only touch memory. Persist with ``save(to:includingSessionCookies:)``.
+/// they only touch memory. Persist with ``save(to:includingSessionCookies:now:)``.
 public final class CookieJar: Sendable {
     /// Cookies kept per domain before the least recently used are dropped.
     public static let maximumCookiesPerDomain = 50
@@ -44,7 +44,7 @@ public final class CookieJar: Sendable {
         self.additionalPublicSuffixes = Set(additionalPublicSuffixes.map(CookieRules.canonicalDomain))
     }
 
-    /// A jar loaded from a file written by ``save(to:includingSessionCookies:)``. A missing
+    /// A jar loaded from a file written by ``save(to:includingSessionCookies:now:)``. A missing
     /// file gives an empty jar; an unreadable or malformed one is an error.
     public convenience init(contentsOf fileURL: URL, additionalPublicSuffixes: Set<String> = []) throws(CurlewError) {
         self.init(additionalPublicSuffixes: additionalPublicSuffixes)
@@ -72,10 +72,12 @@ public final class CookieJar: Sendable {
     /// The value of the `Cookie` field for a request to `url`, or nil when no cookie matches.
     ///
     /// - Parameters:
+    ///   - url: the URL the request goes to.
     ///   - siteForCookies: the URL whose site the request belongs to (the first URL of a
     ///     redirect chain); Strict and Lax cookies of another site are withheld. Nil treats the
     ///     request as same-site.
     ///   - method: the request method, for `SameSite=Lax`.
+    ///   - now: the time against which cookies expire.
     public func cookieHeader(
         for url: URL, siteForCookies: URL? = nil, method: HTTPRequest.Method = .get, now: Date = Date()
     ) -> String? {
@@ -208,7 +210,7 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// Adds the cookies of a file written by ``save(to:includingSessionCookies:)``, replacing
+    /// Adds the cookies of a file written by ``save(to:includingSessionCookies:now:)``, replacing
     /// stored cookies with the same name, domain and path. Expired cookies are skipped.
     public func load(from fileURL: URL, now: Date = Date()) throws(CurlewError) {
         let data: Data

@@ -64,6 +64,7 @@ public struct RequestParameters: Sendable, ExpressibleByArrayLiteral {
     /// Merges and encodes the sets into `request`.
     ///
     /// - Parameters:
+    ///   - request: the request the encoded sets are written into.
     ///   - formEncoder: the options for `.query` and `.form` sets.
     ///   - jsonOptions: the `JSONSerialization` options for `.json` sets.
     /// - Throws: ``CurlewError`` of kind ``CurlewError/Kind/invalidRequest`` when a set cannot

@@ -19,6 +19,7 @@ public protocol RequestRetrier: Sendable {
     /// Called once per failed attempt.
     /// - Parameters:
     ///   - request: the request as the adapters made it for the failed attempt (before redirects).
+    ///   - session: the session that sent it.
     ///   - error: why the attempt failed.
     ///   - attempt: the attempt that failed, from 1.
     func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async

@@ -39,7 +39,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     /// Cancels the download; with `producingResumeData`, keeps what arrived and returns what it
-    /// takes to continue it with ``Session/download(resumingWith:to:options:)``.
+    /// takes to continue it with ``Session/download(resumingWith:to:options:requestOptions:)``.
     ///
     /// Returns nil — and removes the partial file, as a plain ``Request/cancel()`` does — when
     /// there is nothing to resume: no byte arrived, the response named no validator (`ETag` or

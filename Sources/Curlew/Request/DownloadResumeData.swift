@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// What it takes to continue a download that stopped part way: hand it to
-/// ``Session/download(resumingWith:to:options:)``.
+/// ``Session/download(resumingWith:to:options:requestOptions:)``.
 ///
 /// A download gives resume data when it is cancelled with
 /// ``DownloadRequest/cancel(producingResumeData:)`` or fails on the way (the connection drops, a

@@ -10,7 +10,7 @@ extension Session {
     ///     .decode(Receipt.self)
     /// ```
     ///
-    /// Upload progress arrives in ``DataRequest/events`` as ``TransferEvent/uploadProgress(_:)``.
+    /// Upload progress arrives in ``Request/events`` as ``TransferEvent/uploadProgress(_:)``.
     /// The body can be sent again on a retry or a 307/308 redirect.
     public nonisolated func upload(
         _ data: Data, to url: some URLConvertible, method: HTTPRequest.Method = .post, headers: HTTPFields = [:],
