@@ -8,7 +8,7 @@ import HTTPTypes
 /// let session = Session(interceptors: [OfflineRetrier(maximumWait: .seconds(30)), RetryPolicy.default])
 /// ```
 ///
-/// When an attempt fails with a connection-level error (see ``isConnectionFailure(_:_:)``)
+/// When an attempt fails with a connection-level error (see ``isConnectionFailure``)
 /// and the ``ReachabilityMonitor`` says the path is unsatisfied, the retrier waits — at most
 /// ``maximumWait`` — for the path to be satisfied again, then asks for an immediate retry. A
 /// path that went unsatisfied during the attempt and is already back also gets a retry. When
@@ -28,7 +28,7 @@ public struct OfflineRetrier: RequestInterceptor {
     /// How many times one request is retried by this retrier at most (attempts count from 1,
     /// whoever retried them).
     public var retryLimit: Int
-    /// Which failures count as offline; ``isConnectionFailure(_:_:)`` by default.
+    /// Which failures count as offline; ``isConnectionFailure`` by default.
     public var isOfflineFailure: FailurePredicate
 
     /// Creates a retrier.
