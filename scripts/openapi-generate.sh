@@ -2,12 +2,13 @@
 # Regenerates the committed OpenAPI code (Tests/CurlewOpenAPITests/Generated and
 # Examples/Sources/OpenAPIClient/Generated) from Tests/CurlewOpenAPITests/openapi.yaml.
 #
-# The generator is built in a scratch package outside the repository (first run: a few
-# minutes), so neither CI nor the library's build ever compiles it. Run after editing the
+# The generator is built in a scratch package under .build (git-ignored; first run: a few
+# minutes, later runs reuse it), so neither CI nor the library's build ever compiles it, and
+# nothing is left in the system's temporary folder. Run after editing the
 # document, and commit what it writes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-scratch="${OPENAPI_GENERATOR_SCRATCH:-${TMPDIR:-/tmp}/curlew-openapi-generator}"
+scratch="${OPENAPI_GENERATOR_SCRATCH:-$root/.build/openapi-generator}"
 version="1.14.3"
 
 mkdir -p "$scratch/Sources/Placeholder"
