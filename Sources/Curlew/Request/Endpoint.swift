@@ -251,7 +251,7 @@ extension Endpoint {
     public func with(cookie name: String, value: String) -> Endpoint {
         var copy = self
         guard CookieRules.isSendable(name: name, value: value) else {
-            copy.record(CurlewError(.invalidHeader, "the cookie '\(Redaction.string(name))' cannot be sent: bad name or value"))
+            copy.record(CurlewError(.invalidHeader, "the cookie \(name.debugDescription) cannot be sent: a bad name, or a value with ';' or control characters"))
             return copy
         }
         if let index = copy.cookies.firstIndex(where: { $0.name == name }) {
