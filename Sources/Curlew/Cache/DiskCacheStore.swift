@@ -115,7 +115,7 @@ final class DiskCacheStore: HTTPCacheStore {
         withUnsafeBytes(of: UInt32(json.count).littleEndian) { prefix.append(contentsOf: $0) }
         withUnsafeBytes(of: FNV1a.of(json).littleEndian) { prefix.append(contentsOf: $0) }
         let writer = { (bytes: UnsafeRawBufferPointer) throws(CurlewError) in
-            try Self.writeAll(descriptor, bytes)
+            try DescriptorWriter.writeAll(descriptor, bytes, what: "a cache entry")
         }
         do throws(CurlewError) {
             try withBytes(of: prefix, writer)
@@ -155,19 +155,6 @@ final class DiskCacheStore: HTTPCacheStore {
                 guard length == probe.bodyLength else { throw error }
             }
             return (length, hash.value)
-        }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(CurlewError) {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw CurlewError(.fileSystem, "writing a cache entry failed: \(String(cString: strerror(errno)))")
-            }
-            offset += written
         }
     }
 

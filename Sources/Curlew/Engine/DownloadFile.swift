@@ -74,16 +74,7 @@ final class DownloadFile {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(CurlewError) {
         if ignoresBody { return }
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw CurlewError(.fileSystem, "writing \(temporaryPath) failed: \(String(cString: strerror(errno)))")
-            }
-            offset += written
-        }
+        try DescriptorWriter.writeAll(descriptor, bytes, what: temporaryPath)
         bytesOnDisk += Int64(bytes.count)
     }
 

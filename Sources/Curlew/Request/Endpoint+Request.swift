@@ -29,13 +29,12 @@ extension Endpoint {
         method: HTTPRequest.Method, fill: ((inout OutgoingRequest) throws -> Void)?
     ) throws(CurlewError) -> OutgoingRequest {
         if let invalidInput { throw invalidInput }
-        let target = try url.asURL()
         var fields = headerFields
         if !cookies.isEmpty {
             fields.append(HTTPField(name: .cookie, value: cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")))
         }
-        var request = OutgoingRequest(url: target, method: method, headerFields: fields, body: body, options: options)
-        do {
+        return try RequestBuilder.build(url: url, method: method, headers: .fields(fields), options: options) { request in
+            request.body = body
             try parameters.encode(into: &request)
             for encoding in encodings { try encoding.encode(&request) }
             if let fill {
@@ -43,16 +42,11 @@ extension Endpoint {
                     throw CurlewError(
                         .invalidRequest,
                         "an upload sends its own body; the endpoint's body (or its body parameters) would be lost",
-                        url: target)
+                        url: request.url)
                 }
                 try fill(&request)
             }
-        } catch let error as CurlewError {
-            throw error
-        } catch {
-            throw CurlewError(.invalidRequest, "encoding the parameters failed: \(error)", url: target, underlying: error)
-        }
-        return try RequestBuilder.validate(request).get()
+        }.get()
     }
 
     /// `path` appended to `base` with exactly one `/` between; the base's query first, then

@@ -153,17 +153,13 @@ extension Endpoint {
     /// This endpoint with these header fields given as strings (validated, in name order);
     /// each replaces the endpoint's fields of that name.
     public func with(headers: [String: String]) -> Endpoint {
-        var fields = HTTPFields()
         do throws(CurlewError) {
-            for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-                fields.append(try HTTPField.validated(name: name, value: value, url: nil))
-            }
+            return with(headers: try HeaderInput.strings(headers).fields(for: nil))
         } catch {
             var copy = self
             copy.record(error)
             return copy
         }
-        return with(headers: fields)
     }
 
     /// This endpoint with one more parameter set; see the merge rules of ``RequestParameters``.

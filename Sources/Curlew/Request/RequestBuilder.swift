@@ -69,7 +69,7 @@ enum HeaderInput: Sendable {
 
     /// The fields; strings are validated (CR, LF, NUL or a bad name are an error) and put in
     /// name order, so that the request does not depend on the dictionary's order.
-    func fields(for url: URL) throws(CurlewError) -> HTTPFields {
+    func fields(for url: URL?) throws(CurlewError) -> HTTPFields {
         switch self {
         case .fields(let fields):
             return fields

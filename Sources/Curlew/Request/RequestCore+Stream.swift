@@ -53,14 +53,11 @@ extension RequestCore {
         _ head: HTTPResponse, request: OutgoingRequest, validations: [ResponseValidation], onFailure: () -> Void
     ) throws(CurlewError) {
         monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
-        for validation in validations {
-            do {
-                try validation(request, head, nil)
-            } catch {
-                onFailure()
-                throw error as? CurlewError
-                    ?? CurlewError(.validationFailed, "validation failed: \(error)", url: request.url, responseHead: head)
-            }
+        do throws(CurlewError) {
+            try validate(head, of: request, url: request.url, body: nil, with: validations)
+        } catch {
+            onFailure()
+            throw error
         }
     }
 }

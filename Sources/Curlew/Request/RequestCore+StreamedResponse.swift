@@ -88,14 +88,11 @@ extension RequestCore {
     private func validate(
         _ head: HTTPResponse, of request: OutgoingRequest, transfer: Transfer, with validations: [ResponseValidation]
     ) throws(CurlewError) {
-        for validation in validations {
-            do {
-                try validation(request, head, nil)
-            } catch {
-                transfer.cancel(.cancelled, "validation failed")
-                throw error as? CurlewError
-                    ?? CurlewError(.validationFailed, "validation failed: \(error)", url: request.url, responseHead: head)
-            }
+        do throws(CurlewError) {
+            try validate(head, of: request, url: request.url, body: nil, with: validations)
+        } catch {
+            transfer.cancel(.cancelled, "validation failed")
+            throw error
         }
     }
 }

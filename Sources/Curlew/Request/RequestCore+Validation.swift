@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Validation: the checks a request asked for, and the session's default validation.
 extension RequestCore {
@@ -33,14 +34,22 @@ extension RequestCore {
     /// ``CurlewError`` fails with ``CurlewError/Kind/validationFailed``.
     func validate(_ outcome: TransferOutcome, with validations: [ResponseValidation]) throws(CurlewError) {
         let body: Data? = if case .collect = mode { outcome.body } else { nil }
+        try validate(outcome.head, of: outcome.request, url: outcome.url, body: body, with: validations)
+    }
+
+    /// Runs `validations` on a response head and, for a collected body, the body (nil for a
+    /// stream's head and for downloads); the same error rule as above.
+    func validate(
+        _ head: HTTPResponse, of request: OutgoingRequest, url: URL, body: Data?, with validations: [ResponseValidation]
+    ) throws(CurlewError) {
         for validation in validations {
             do {
-                try validation(outcome.request, outcome.head, body)
+                try validation(request, head, body)
             } catch let error as CurlewError {
                 throw error
             } catch {
                 throw CurlewError(
-                    .validationFailed, "validation failed: \(error)", url: outcome.url, responseHead: outcome.head,
+                    .validationFailed, "validation failed: \(error)", url: url, responseHead: head,
                     responseBody: body, underlying: error)
             }
         }

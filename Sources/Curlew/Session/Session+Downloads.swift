@@ -62,10 +62,9 @@ extension Session {
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, headers: .fields(headers), options: requestOptions) { request in
-            try encoder.encode(parameters, into: &request)
-        }
-        return download(build, to: destination, options: options)
+        encodedDownload(
+            url: url, method: method, headers: .fields(headers), to: destination, options: options, requestOptions: requestOptions
+        ) { request in try encoder.encode(parameters, into: &request) }
     }
 
     /// A download with untyped parameters (`["q": "curl", "page": 2]`), written by `encoder`.
@@ -75,10 +74,9 @@ extension Session {
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, headers: .fields(headers), options: requestOptions) { request in
-            try encoder.encode(parameters, into: &request)
-        }
-        return download(build, to: destination, options: options)
+        encodedDownload(
+            url: url, method: method, headers: .fields(headers), to: destination, options: options, requestOptions: requestOptions
+        ) { request in try encoder.encode(parameters, into: &request) }
     }
 
     /// A download with several parameter sets at once; see ``RequestParameters``.
@@ -87,10 +85,9 @@ extension Session {
         headers: HTTPFields = [:], to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, headers: .fields(headers), options: requestOptions) { request in
-            try parameterSets.encode(into: &request)
-        }
-        return download(build, to: destination, options: options)
+        encodedDownload(
+            url: url, method: method, headers: .fields(headers), to: destination, options: options, requestOptions: requestOptions
+        ) { request in try parameterSets.encode(into: &request) }
     }
 
     /// Continues a download from its resume data (see ``DownloadResumeData``).
@@ -117,6 +114,17 @@ extension Session {
         DownloadRequest(
             session: self, build: resumeData.resumingRequest(options: requestOptions), destination: destination,
             options: options, resuming: resumeData)
+    }
+
+    /// A download whose query or body `encode` writes (parameters with an encoder, parameter
+    /// sets), with headers in either form.
+    nonisolated func encodedDownload(
+        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, to destination: DownloadDestination,
+        options: DownloadOptions, requestOptions: RequestOptions, _ encode: (inout OutgoingRequest) throws -> Void
+    ) -> DownloadRequest {
+        download(
+            RequestBuilder.build(url: url, method: method, headers: headers, options: requestOptions, encode),
+            to: destination, options: options)
     }
 
     nonisolated func download(

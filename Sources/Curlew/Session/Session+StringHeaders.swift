@@ -95,10 +95,9 @@ extension Session {
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, headers: .strings(headers), options: requestOptions) {
-            request in try encoder.encode(parameters, into: &request)
-        }
-        return download(build, to: destination, options: options)
+        encodedDownload(
+            url: url, method: method, headers: .strings(headers), to: destination, options: options, requestOptions: requestOptions
+        ) { request in try encoder.encode(parameters, into: &request) }
     }
 
     /// A download with untyped parameters written by `encoder`, with headers as strings.
@@ -108,10 +107,9 @@ extension Session {
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, headers: .strings(headers), options: requestOptions) {
-            request in try encoder.encode(parameters, into: &request)
-        }
-        return download(build, to: destination, options: options)
+        encodedDownload(
+            url: url, method: method, headers: .strings(headers), to: destination, options: options, requestOptions: requestOptions
+        ) { request in try encoder.encode(parameters, into: &request) }
     }
 
     /// A download with several parameter sets, with headers as strings.
@@ -120,9 +118,8 @@ extension Session {
         headers: [String: String], to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        let build = RequestBuilder.build(url: url, method: method, headers: .strings(headers), options: requestOptions) {
-            request in try parameterSets.encode(into: &request)
-        }
-        return download(build, to: destination, options: options)
+        encodedDownload(
+            url: url, method: method, headers: .strings(headers), to: destination, options: options, requestOptions: requestOptions
+        ) { request in try parameterSets.encode(into: &request) }
     }
 }
