@@ -1,0 +1,193 @@
+import CCurlShims
+import Foundation
+
+/// State owned by the loop thread alone.
+final class CurlLoopThreadState: @unchecked Sendable {
+    // Safe: created before the thread starts, then used by that thread only.
+    let multi: UnsafeMutableRawPointer
+    let share: UnsafeMutableRawPointer?
+    let handles: EasyHandlePool
+    var active: [ObjectIdentifier: Transfer] = [:]
+
+    /// Nil when libcurl cannot make a multi handle (only when out of memory).
+    init?(configuration: SessionConfiguration) {
+        guard let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, curlew_CURLPIPE_MULTIPLEX)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumTotalConnections)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maximumIdleConnections)
+        share = curl_share_init()
+        if let share {
+            // Everything runs on this one thread, so the share needs no lock callbacks.
+            _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+            _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        }
+        handles = EasyHandlePool(configuration: configuration, share: share)
+    }
+
+    func handle(command: CurlLoop.Command) {
+        switch command {
+        case .add(let transfer): add(transfer)
+        case .cancel(let transfer): stop(transfer)
+        case .unpause(let transfer):
+            // A suspended transfer stays paused: its resumption unpauses it, and the
+            // callbacks pause it again if its consumer or producer is still not ready.
+            if !transfer.context.isSuspended, active[ObjectIdentifier(transfer)] != nil,
+                let handle = transfer.context.handle
+            {
+                transfer.context.markActive()
+                curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
+            }
+        case .suspend(let transfer):
+            transfer.context.isSuspended = true
+            if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+                // Also before the body starts, the callbacks refuse bytes while suspended.
+                curl_easy_pause(handle, curlew_CURLPAUSE_ALL)
+            }
+            transfer.events?.emit(.suspended)
+        case .resume(let transfer):
+            transfer.context.isSuspended = false
+            if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+                transfer.context.markActive()
+                curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
+            }
+            transfer.events?.emit(.resumed)
+        case .run: break  // Run by the loop itself, which knows the executor.
+        }
+    }
+
+    private func add(_ transfer: Transfer) {
+        if let reason = transfer.state.withLock({ $0.cancelReason }) {
+            transfer.finish(.failure(reason))
+            return
+        }
+        let handle: UnsafeMutableRawPointer
+        do {
+            handle = try handles.take(for: transfer.context.request.url)
+        } catch {
+            transfer.finish(.failure(error))
+            return
+        }
+        do {
+            defer { if transfer.context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
+            try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
+            transfer.context.trustPolicy = try handles.prepareTrust(on: handle, transfer: transfer, url: transfer.context.request.url)
+            try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
+            try handles.prepareUnixSocket(transfer.context.unixSocket, on: handle, url: transfer.context.request.url)
+        } catch {
+            recycle(handle)
+            transfer.context.handle = nil
+            transfer.finish(.failure(error))
+            return
+        }
+        let code = curl_multi_add_handle(multi, handle)
+        guard code == CURLM_OK else {
+            recycle(handle)
+            transfer.context.handle = nil
+            let message = String(cString: curl_multi_strerror(code))
+            transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: transfer.context.request.url)))
+            return
+        }
+        active[ObjectIdentifier(transfer)] = transfer
+    }
+
+    private func stop(_ transfer: Transfer) {
+        let reason = transfer.state.withLock { $0.cancelReason }
+            ?? CurlewError(.cancelled, "the request was cancelled", url: transfer.context.request.url)
+        abort(transfer, with: reason)
+    }
+
+    /// Takes a transfer off the multi handle and fails it with `error`.
+    private func abort(_ transfer: Transfer, with error: CurlewError) {
+        guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
+            let handle = transfer.context.handle
+        else { return }
+        curl_multi_remove_handle(multi, handle)
+        transfer.context.handle = nil
+        recycle(handle)
+        transfer.finish(.failure(transfer.context.abandon(with: error)))
+    }
+
+    private var nextIdleCheck = ContinuousClock.now
+
+    /// Fails transfers whose server has sent or taken nothing for longer than their idle
+    /// timeout. Paused transfers wait on their consumer (or their owner, when suspended),
+    /// not on the server, and are skipped.
+    func checkIdleTimeouts() {
+        let now = ContinuousClock.now
+        guard now >= nextIdleCheck, !active.isEmpty else { return }
+        nextIdleCheck = now + .milliseconds(200)
+        let idle = active.values.filter { transfer in
+            let context = transfer.context
+            guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer, !context.isSuspended else {
+                return false
+            }
+            return now - context.lastActivity > limit && context.hasSentRequest
+        }
+        for transfer in idle {
+            let limit = transfer.context.settings.timeouts.idle ?? .zero
+            abort(transfer, with: CurlewError(
+                .idleTimeout, "no bytes moved for \(limit)", url: transfer.context.request.url))
+        }
+    }
+
+    func processCompletions() {
+        var finished: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = curlew_multi_message_result(message)
+            guard let transfer = activeTransfer(for: handle) else {
+                curl_multi_remove_handle(multi, handle)
+                recycle(handle)
+                continue
+            }
+            let completion = transfer.context.complete(code: code, transfer: transfer)
+            curl_multi_remove_handle(multi, handle)
+            transfer.context.handle = nil
+            active.removeValue(forKey: ObjectIdentifier(transfer))
+            if transfer.context.retiresHandle {
+                transfer.context.retiresHandle = false
+                handles.retireWhenReturned(handle)
+            }
+            recycle(handle)
+            switch completion {
+            case .finished(let result): finished.append((transfer, result))
+            case .redirect: add(transfer)
+            }
+        }
+        for (transfer, result) in finished { transfer.finish(result) }
+    }
+
+    private func activeTransfer(for handle: UnsafeMutableRawPointer) -> Transfer? {
+        var userdata: UnsafeMutableRawPointer?
+        _ = curlew_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &userdata)
+        guard let userdata else { return nil }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        return active[ObjectIdentifier(transfer)] === transfer ? transfer : nil
+    }
+
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        handles.recycle(handle)
+    }
+
+    func shutDown(leftovers: [Transfer]) {
+        let error = { (transfer: Transfer) in
+            CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
+        }
+        for transfer in active.values {
+            if let handle = transfer.context.handle {
+                curl_multi_remove_handle(multi, handle)
+                curl_easy_cleanup(handle)
+                transfer.context.handle = nil
+            }
+            transfer.finish(.failure(transfer.context.abandon(with: error(transfer))))
+        }
+        active.removeAll()
+        for transfer in leftovers { transfer.finish(.failure(error(transfer))) }
+        handles.removeAll()
+        curl_multi_cleanup(multi)
+        if let share { curl_share_cleanup(share) }
+    }
+}
