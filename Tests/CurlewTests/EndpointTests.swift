@@ -251,7 +251,7 @@ struct EndpointTests {
         full.responseCacher = .doNotCache
         full.waitsForConnectivity = .seconds(5)
         func unset(_ options: RequestOptions) -> [String] {
-            Mirror(reflecting: options).children.compactMap { child in
+            Mirror(reflecting: options.values).children.compactMap { child in
                 guard let label = child.label else { return nil }
                 let value = Mirror(reflecting: child.value)
                 if value.displayStyle == .optional, value.children.isEmpty { return label }

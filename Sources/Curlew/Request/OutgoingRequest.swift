@@ -60,45 +60,6 @@ public struct OutgoingRequest: Sendable {
     }
 }
 
-/// Per-request overrides; `nil` means "use the session's setting".
-public struct RequestOptions: Sendable {
-    /// Timeouts; each nil field falls back to the session's.
-    public var timeouts = Timeouts.unset
-    /// How redirects are followed.
-    public var redirectPolicy: RedirectPolicy?
-    /// The largest body collected in memory, in bytes; zero allows only empty bodies, and a
-    /// negative size fails the request with ``CurlewError/Kind/invalidRequest``.
-    public var maximumBodySize: Int?
-    /// The HTTP version to ask for.
-    public var httpVersion: HTTPVersionPreference?
-    /// The proxy for this request instead of the session's.
-    public var proxy: ProxyConfiguration?
-    /// Credentials for HTTP authentication, used instead of the session's
-    /// ``SessionConfiguration/credentials``, and only at the origin (scheme, host and port) of
-    /// the request's URL: a redirect to another origin goes without them.
-    public var credential: HTTPCredential?
-    /// A Unix-domain socket to connect to instead of the URL's host and port, for an http or
-    /// https URL (an `http+unix://` URL names its socket itself). The `Host` field still names
-    /// the URL's host. Proxies never apply; a redirect stays on the socket only within the
-    /// URL's origin. At most 107 bytes, and not empty.
-    public var unixSocketPath: String?
-    /// Whether to ask with `Expect: 100-continue` before sending the body, instead of the
-    /// session's ``SessionConfiguration/expectContinue``.
-    public var expectContinue: ExpectContinue?
-    /// How this request uses the session's ``HTTPCache``; nil is ``CachePolicy/useProtocolPolicy``.
-    public var cachePolicy: CachePolicy?
-    /// What the cache stores of this request's response, instead of the cache's own
-    /// ``HTTPCache/responseCacher``.
-    public var responseCacher: ResponseCacher?
-    /// How long to wait for a satisfied network path before each attempt, instead of the
-    /// session's ``SessionConfiguration/waitsForConnectivity``; zero starts at once whatever
-    /// the path. Past the limit the attempt fails with ``CurlewError/Kind/notConnected``.
-    public var waitsForConnectivity: Duration?
-
-    /// Creates options that override nothing.
-    public init() {}
-}
-
 extension HTTPField {
     /// A field built from untrusted strings: CR, LF, NUL and invalid names are errors here,
     /// where `HTTPField(name:value:)` would silently replace them.
