@@ -5,7 +5,8 @@
 # difference of the two counts of every system call divided by the difference of the requests
 # cancels start-up and shutdown, as callgrind.sh does for instructions. strace slows every
 # system call down, so contended locks can take a different path (more or fewer futex calls)
-# than at full speed; the other counts follow the code.
+# than at full speed, and how often a poll or a read comes back empty depends on timing:
+# repeated runs differ by up to about one call per request.
 
 SC_SHORT=200
 SC_LONG=10200
