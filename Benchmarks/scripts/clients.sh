@@ -170,7 +170,7 @@ run_wrk() {
           count:.requests, concurrency:$c, seconds:(.duration_us/1e6),
           req_per_s:(.requests/(.duration_us/1e6)), p50_ms:(.p50_us/1000), p99_ms:(.p99_us/1000),
           cpu_s_per_1000:($cpu/.requests*1000), peak_rss_kib:$rss, errors:.errors,
-          note:"duration-based run"}' <<<"$summary")"
+          note:"duration-based run; conns include the one wrk opens to probe the address first"}' <<<"$summary")"
 }
 
 # Adds the JSON object $2 to every result line after the first $1 lines.
