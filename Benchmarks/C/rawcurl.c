@@ -2,7 +2,8 @@
  * rawcurl: the raw-libcurl ceiling of the Curlew benchmarks.
  *
  * One multi handle, `concurrency` easy handles created once and reused for every request
- * (removed from and re-added to the multi handle), curl_multi_poll, bodies discarded.
+ * (removed from and re-added to the multi handle), at most `concurrency` connections,
+ * curl_multi_poll, bodies discarded.
  * Prints one JSON line in the harness's result format.
  *
  *   rawcurl --scenario NAME --url URL [--count N] [--concurrency C] [--warmup W]
@@ -161,7 +162,11 @@ int main(int argc, char **argv) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     baseline_kib = status_kib("VmRSS:"); /* before any handle: comparable with the Swift clients */
     multi = curl_multi_init();
-    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, concurrency + 16);
+    /* At most `concurrency` connections, per host and in total, all kept when idle: the same
+     * limit every client of the harness gets (the C loop's own easy handles bound it too). */
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, concurrency);
+    curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, concurrency);
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, concurrency);
     slots = calloc((size_t)concurrency, sizeof *slots);
     latencies = calloc((size_t)count, sizeof *latencies);
     if (!multi || !slots || !latencies) { fprintf(stderr, "rawcurl: out of memory\n"); return 1; }

@@ -49,9 +49,9 @@ run_callgrind() {
             long=$(callgrind_total "$binary" "$CG_LONG" "$dir/$client-long.out" "${extra[@]}") &&
             [ -n "$short" ] && [ -n "$long" ]; then
             jq -cn --arg c "$client" --argjson n $((CG_LONG - CG_SHORT)) --argjson s "$short" \
-                --argjson l "$long" --arg d "$(date -u '+%Y-%m-%d')" \
+                --argjson l "$long" --arg d "$(date -u '+%Y-%m-%d')" --arg commit "$COMMIT" \
                 '{client:$c, requests:$n, instructions_per_request:(($l - $s) / $n),
-                  note:"\($d): (\($l) − \($s)) instructions / \($n)"}' >>"$out"
+                  note:"\($d) at \($commit): (\($l) − \($s)) instructions / \($n)"}' >>"$out"
         else
             jq -cn --arg c "$client" --arg e "$(tail -c 200 "$dir/$client-long.out.stderr" 2>/dev/null)" \
                 '{client:$c, requests:0, note:("failed: " + $e)}' >>"$out"

@@ -2,6 +2,8 @@
 # Runs one client in one scenario and appends one JSON result line to $RESULTS.
 # Sourced by run.sh. The Swift clients and the C ceiling print their own line; for the curl
 # CLI and wrk the line is built here from runstat's wall/CPU/RSS figures and their output.
+# run_one then adds the round, the client's place in it, the load average before the run and
+# the connections nginx accepted from the client during it.
 
 # Which clients can run which scenario; anything else is recorded as n/a with the reason.
 na_reason() {
@@ -168,22 +170,35 @@ run_wrk() {
           count:.requests, concurrency:$c, seconds:(.duration_us/1e6),
           req_per_s:(.requests/(.duration_us/1e6)), p50_ms:(.p50_us/1000), p99_ms:(.p99_us/1000),
           cpu_s_per_1000:($cpu/.requests*1000), peak_rss_kib:$rss, errors:.errors,
-          note:"duration-based run"}' <<<"$summary")"
+          note:"duration-based run; conns include the one wrk opens to probe the address first"}' <<<"$summary")"
 }
 
+# Adds the JSON object $2 to every result line after the first $1 lines.
+annotate_results() {
+    local keep=$1 extra=$2
+    { head -n "$keep" "$RESULTS"; tail -n +"$((keep + 1))" "$RESULTS" | jq -c --argjson x "$extra" '. + $x'; } \
+        >"$RESULTS.tmp" && mv "$RESULTS.tmp" "$RESULTS"
+}
+
+# run_one CLIENT SCENARIO ROUND POSITION: one run, its result line annotated.
 run_one() {
-    local client=$1 scenario=$2 reason
+    local client=$1 scenario=$2 round=$3 position=$4 reason lines_before
     reason=$(na_reason "$client" "$scenario")
     if [ -n "$reason" ]; then
+        lines_before=$(wc -l <"$RESULTS")
         emit_status "$client" "$scenario" n/a "$reason"
+        annotate_results "$lines_before" "{\"round\":$round}"
         return
     fi
     scenario_params "$scenario"
     printf '  %-16s %-11s ' "$scenario" "$client" >&2
-    local attempt lines_before
+    local attempt load accepts_before accepts_after upstream_before upstream_after opened
     for attempt in 1 2; do
         ensure_nginx
         lines_before=$(wc -l <"$RESULTS")
+        read -r load _ </proc/loadavg
+        accepts_before=$(nginx_accepts) || accepts_before=""
+        upstream_before=$(nginx_upstream_connections)
         case "$client" in
             curl) run_curl "$scenario" ;;
             wrk) run_wrk "$scenario" ;;
@@ -193,6 +208,16 @@ run_one() {
             ahc) run_self_reporting ahc "$scenario" "$SWIFT_BIN/ahc-bench" ;;
             urlsession) run_self_reporting urlsession "$scenario" "$SWIFT_BIN/urlsession-bench" ;;
         esac
+        accepts_after=$(nginx_accepts) || accepts_after=""
+        upstream_after=$(nginx_upstream_connections)
+        # accepts counts every connection nginx took: the client's, the second stub read's own
+        # (the first one's is already in accepts_before) and nginx's own to the upload sink.
+        opened=null
+        if [ -n "$accepts_before" ] && [ -n "$accepts_after" ]; then
+            opened=$((accepts_after - accepts_before - 1 - (upstream_after - upstream_before)))
+        fi
+        annotate_results "$lines_before" \
+            "{\"round\":$round,\"position\":$position,\"load_1m\":$load,\"connections_opened\":$opened}"
         if nginx_alive || [ "$attempt" = 2 ]; then break; fi
         # The server died under this client: its figures mean nothing, so run it again.
         head -n "$lines_before" "$RESULTS" >"$RESULTS.tmp" && mv "$RESULTS.tmp" "$RESULTS"
@@ -202,6 +227,7 @@ run_one() {
         (if .scenario | test("^(small|h2)") then "\(.req_per_s // 0 | floor) req/s  p99 \(.p99_ms // 0 | . * 1000 | round / 1000) ms"
          elif .scenario == "many-streams" then "\(.rss_per_stream_kib // 0 | . * 10 | round / 10) KiB/stream  \(.mean_in_flight // 0 | floor) open on average  \(.seconds // 0 | floor) s"
          else "\(.mb_per_s // 0 | floor) MB/s  peak \((.peak_rss_kib // 0) / 1024 | floor) MiB" end),
+        "conns \(.connections_opened // "?")  load \(.load_1m // "?")",
         (if .status != "ok" then (.note // "")[0:150] else empty end)] | join("  ")' >&2
     # Let sockets in TIME_WAIT and dirty pages settle a little between clients.
     sleep "$PAUSE"

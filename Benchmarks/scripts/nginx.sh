@@ -20,6 +20,9 @@ free_port() {
 #    answering, then asks the sink server for the reply without the body: a client cannot
 #    get its 200 before nginx has received every byte. The upload log records the length.
 #  - /slow trickles an 8 KiB file at 1 KiB/s, so each response lasts about 7 seconds.
+#  - /stub_status reports the connections nginx accepted (stub_status module), read before and
+#    after each client's run; the upload log's upstream address marks each connection nginx
+#    itself opened to the sink, which stub_status counts too.
 write_nginx_conf() {
     local temp="$RUN/nginx/temp"
     if [ -d /dev/shm ] && [ -w /dev/shm ]; then
@@ -49,13 +52,14 @@ http {
     fastcgi_temp_path $temp/fastcgi;
     uwsgi_temp_path $temp/uwsgi;
     scgi_temp_path $temp/scgi;
-    log_format upload '\$request_length \$status';
+    log_format upload '\$request_length \$status \$upstream_addr';
     server {
         listen 127.0.0.1:$HTTP_PORT backlog=4096;
         root $RUN/www;
         location = /small { }
         location = /big { }
         location = /slow { limit_rate 1k; }
+        location = /stub_status { stub_status; }
         location = /upload {
             client_max_body_size 0;
             proxy_request_buffering on;
@@ -98,6 +102,18 @@ start_nginx() {
         sleep 0.1
     done
     log "nginx $(nginx -v 2>&1 | sed 's/.*\///') on 127.0.0.1: http $HTTP_PORT, https+h2 $TLS_PORT"
+}
+
+# Prints how many connections nginx has accepted since it started, this read's own included.
+nginx_accepts() {
+    local text
+    text=$(curl -sf --noproxy '*' "http://127.0.0.1:$HTTP_PORT/stub_status") || return 1
+    awk 'NR == 3 && $1 ~ /^[0-9]+$/ { print $1; found = 1 } END { exit !found }' <<<"$text"
+}
+
+# Prints how many connections nginx opened to its upload sink (one per proxied request).
+nginx_upstream_connections() {
+    awk '$3 != "" && $3 != "-"' "$RUN/nginx/logs/upload.log" 2>/dev/null | wc -l
 }
 
 nginx_alive() {
@@ -150,5 +166,17 @@ check_nginx() {
     logged=$(awk '{print $1}' "$RUN/nginx/logs/upload.log" | tail -1)
     [ -n "$logged" ] && [ "$logged" -ge "$got" ] ||
         die "nginx logged a $logged-byte request for a $got-byte upload"
-    log "nginx check ok: /small 1024 B, /big, TLS h2 with the run's CA, upload read whole ($logged B)"
+    # The connection count is exact: one GET and one upload (plus nginx's connection to the
+    # sink) between two stub reads must count as two connections.
+    local before after upstream
+    before=$(nginx_accepts) || die "nginx's stub_status is not readable"
+    upstream=$(nginx_upstream_connections)
+    curl -sf -o /dev/null "$base/small" || die "GET /small failed"
+    curl -sf -T "$RUN/upload-check.bin" -o /dev/null "$base/upload" || die "PUT /upload failed"
+    sleep 0.2
+    after=$(nginx_accepts) || die "nginx's stub_status is not readable"
+    upstream=$(($(nginx_upstream_connections) - upstream))
+    [ $((after - before - 1 - upstream)) = 2 ] ||
+        die "stub_status counted $((after - before - 1 - upstream)) connections for 2 ($before → $after, $upstream to the sink)"
+    log "nginx check ok: /small 1024 B, /big, TLS h2 with the run's CA, upload read whole ($logged B), connection count exact"
 }

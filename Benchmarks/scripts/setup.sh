@@ -13,8 +13,8 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null || die "apt-get install $* failed"
 }
 
-# Installs nginx, wrk, curl, openssl, a C compiler, libcurl's headers (and valgrind when
-# asked), whichever are missing.
+# Installs nginx, wrk, curl, openssl, a C compiler, libcurl's headers (and the extra tools
+# named as arguments: valgrind, strace), whichever are missing.
 ensure_tools() {
     local missing=()
     command -v nginx >/dev/null || missing+=(nginx)
@@ -25,7 +25,8 @@ ensure_tools() {
     command -v gcc >/dev/null || missing+=(gcc libc6-dev)
     [ -f /usr/include/curl/curl.h ] || [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] ||
         missing+=(libcurl4-openssl-dev)
-    if [ "${1:-}" = valgrind ]; then command -v valgrind >/dev/null || missing+=(valgrind); fi
+    local tool
+    for tool in "$@"; do command -v "$tool" >/dev/null || missing+=("$tool"); done
     if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
     command -v swift >/dev/null || die "swift is not on PATH"
 }

@@ -11,13 +11,13 @@ struct AHCClient: BenchClient {
     private let client: HTTPClient
     private let timeout = TimeAmount.seconds(600)
 
-    /// Makes the client: `concurrency` HTTP/1 connections per host, and the run's CA as the
-    /// only trust root when one is given.
+    /// Makes the client: as many HTTP/1 connections per host as requests in flight, and the
+    /// run's CA as the only trust root when one is given.
     init(_ arguments: BenchArguments) throws {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(
             idleTimeout: .seconds(60),
-            concurrentHTTP1ConnectionsPerHostSoftLimit: max(arguments.concurrency, arguments.count))
+            concurrentHTTP1ConnectionsPerHostSoftLimit: arguments.inFlight)
         if let caPath = arguments.caCertificatePath {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .file(caPath)

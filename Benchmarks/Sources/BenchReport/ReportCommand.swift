@@ -1,10 +1,11 @@
 import BenchSupport
 import Foundation
 
-/// `bench-report --results FILE --meta FILE --markdown OUT --json OUT [--callgrind FILE]`
+/// `bench-report --results FILE --meta FILE --markdown OUT --json OUT [--callgrind FILE]
+/// [--syscalls FILE] [--rounds FILE]`, or `bench-report --self-test`.
 ///
 /// Reads the JSON lines of a run, writes the Markdown table and the JSON summary, and prints
-/// the Markdown.
+/// the Markdown. `--self-test` checks the verdict rule and the round pairing on fixed inputs.
 @main
 struct ReportCommand {
     static func main() {
@@ -19,6 +20,13 @@ struct ReportCommand {
     struct UsageError: Error, CustomStringConvertible { let description: String }
 
     static func run(_ arguments: [String]) throws {
+        if arguments == ["--self-test"] {
+            let failures = SelfTest.failures()
+            for failure in failures { FileHandle.standardError.write(Data("self-test failed: \(failure)\n".utf8)) }
+            guard failures.isEmpty else { exit(1) }
+            print("bench-report self-test: the verdict rule and the round pairing hold")
+            return
+        }
         var options: [String: String] = [:]
         var index = 0
         while index + 1 < arguments.count {
@@ -28,7 +36,7 @@ struct ReportCommand {
         guard let resultsPath = options["results"], let markdownPath = options["markdown"],
             let jsonPath = options["json"]
         else {
-            throw UsageError(description: "usage: bench-report --results F --meta F --markdown OUT --json OUT [--callgrind F]")
+            throw UsageError(description: "usage: bench-report --results F --meta F --markdown OUT --json OUT [--callgrind F] [--syscalls F] [--rounds F] | --self-test")
         }
         let decoder = JSONDecoder()
         var results: [BenchResult] = []
@@ -47,7 +55,15 @@ struct ReportCommand {
         if let path = options["callgrind"], FileManager.default.fileExists(atPath: path) {
             callgrind = try lines(path).map { try decoder.decode(CallgrindResult.self, from: Data($0.utf8)) }
         }
-        let report = Report(meta: meta, results: results, callgrind: callgrind)
+        var syscalls: [SyscallResult] = []
+        if let path = options["syscalls"], FileManager.default.fileExists(atPath: path) {
+            syscalls = try lines(path).map { try decoder.decode(SyscallResult.self, from: Data($0.utf8)) }
+        }
+        var rounds: [RoundInfo] = []
+        if let path = options["rounds"], FileManager.default.fileExists(atPath: path) {
+            rounds = try lines(path).map { try decoder.decode(RoundInfo.self, from: Data($0.utf8)) }
+        }
+        let report = Report(meta: meta, results: results, callgrind: callgrind, syscalls: syscalls, rounds: rounds)
         let markdown = MarkdownWriter(report: report).render()
         try Data(markdown.utf8).write(to: URL(fileURLWithPath: markdownPath))
         let encoder = JSONEncoder()

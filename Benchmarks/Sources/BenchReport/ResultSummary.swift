@@ -18,6 +18,10 @@ struct ResultSummary: Codable, Sendable {
     var rssPerStreamKiB: Double?
     var meanInFlight: Double?
     var seconds: Double?
+    /// Connections nginx accepted from the client per run: the median, the fewest, the most.
+    var connectionsOpened: Double?
+    var fewestConnections: Int?
+    var mostConnections: Int?
 
     enum CodingKeys: String, CodingKey {
         case status, note, runs, seconds
@@ -30,6 +34,9 @@ struct ResultSummary: Codable, Sendable {
         case peakRSSKiB = "peak_rss_kib"
         case rssPerStreamKiB = "rss_per_stream_kib"
         case meanInFlight = "mean_in_flight"
+        case connectionsOpened = "connections_opened"
+        case fewestConnections = "fewest_connections"
+        case mostConnections = "most_connections"
     }
 
     /// Summarizes the rounds of one client in one scenario.
@@ -39,12 +46,7 @@ struct ResultSummary: Codable, Sendable {
         okRuns = ok.count
         status = ok.isEmpty ? (results.last?.status ?? "missing") : "ok"
         note = ok.isEmpty ? results.last?.note : ok.compactMap(\.note).first
-        func median(_ values: [Double]) -> Double? {
-            guard !values.isEmpty else { return nil }
-            let sorted = values.sorted()
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        }
+        func median(_ values: [Double]) -> Double? { values.median }
         reqPerSecond = median(ok.compactMap(\.reqPerSecond))
         p50Milliseconds = median(ok.compactMap(\.p50Milliseconds))
         p99Milliseconds = median(ok.compactMap(\.p99Milliseconds))
@@ -54,5 +56,9 @@ struct ResultSummary: Codable, Sendable {
         rssPerStreamKiB = median(ok.compactMap(\.rssPerStreamKiB))
         meanInFlight = median(ok.compactMap(\.meanInFlight))
         seconds = median(ok.compactMap(\.seconds))
+        let connections = ok.compactMap(\.connectionsOpened)
+        connectionsOpened = median(connections.map(Double.init))
+        fewestConnections = connections.min()
+        mostConnections = connections.max()
     }
 }

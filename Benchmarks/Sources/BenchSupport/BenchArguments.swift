@@ -55,6 +55,10 @@ public struct BenchArguments: Sendable {
         self.executor = values["executor"] ?? "global"
     }
 
+    /// The most requests in flight at once: `count` for many-streams (all of them at once),
+    /// `concurrency` otherwise. Every client limits its connections to exactly this.
+    public var inFlight: Int { scenario == .manyStreams ? count : concurrency }
+
     /// The file path, or a usage error naming the scenario that needs one.
     public func requireFilePath() throws -> String {
         guard let filePath else {

@@ -40,9 +40,20 @@ public struct BenchResult: Codable, Sendable {
     public var meanInFlight: Double?
     /// Requests that failed.
     public var errors: Int?
+    /// The round of the run this result belongs to (added by `run.sh`).
+    public var round: Int?
+    /// The client's place (from 1) in its scenario's order that round (added by `run.sh`).
+    public var position: Int?
+    /// The 1-minute load average just before the client ran (added by `run.sh`).
+    public var load1m: Double?
+    /// TCP connections nginx accepted from the client during the run, from `stub_status`
+    /// (added by `run.sh`; the stub requests and nginx's own upstream connections excluded).
+    public var connectionsOpened: Int?
 
     enum CodingKeys: String, CodingKey {
-        case client, scenario, status, note, count, concurrency, seconds, bytes, errors
+        case client, scenario, status, note, count, concurrency, seconds, bytes, errors, round, position
+        case load1m = "load_1m"
+        case connectionsOpened = "connections_opened"
         case reqPerSecond = "req_per_s"
         case p50Milliseconds = "p50_ms"
         case p99Milliseconds = "p99_ms"

@@ -6,8 +6,8 @@ import Foundation
 /// `download(url, to: .file(...))` and a PUT with `body: .file(...)`.
 ///
 /// The session keeps its defaults except what the scenario needs: the run's CA for https,
-/// enough idle connections to keep every worker's connection alive, and room for many
-/// concurrent streams.
+/// and at most as many connections as requests in flight (per host and in total), all of
+/// them kept when idle.
 ///
 /// With `--executor session` (the client `curlew-exec`), the driver's tasks run on
 /// ``Session/taskExecutor``, the session's own thread, as a user who opts in would.
@@ -21,8 +21,11 @@ struct CurlewClient: BenchClient {
         if let path = arguments.caCertificatePath {
             configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(path)]))
         }
-        let inFlight = arguments.scenario == .manyStreams ? arguments.count : arguments.concurrency
-        configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, inFlight + 16)
+        // Connections limited to exactly the requests in flight, as every peer is; the idle
+        // cache holds them all, so none is closed between two requests.
+        configuration.maximumConnectionsPerHost = arguments.inFlight
+        configuration.maximumTotalConnections = arguments.inFlight
+        configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, arguments.inFlight)
         configuration.timeouts = Timeouts(connect: .seconds(60), total: nil, idle: .seconds(600))
         session = Session(configuration: configuration)
         usesSessionExecutor = arguments.executor == "session"

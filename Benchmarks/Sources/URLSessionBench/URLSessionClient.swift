@@ -21,7 +21,7 @@ struct URLSessionClient: BenchClient {
                     + "challenge, and its CA-file variable is read only on Android")
         }
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = max(arguments.concurrency, arguments.count)
+        configuration.httpMaximumConnectionsPerHost = arguments.inFlight
         configuration.timeoutIntervalForRequest = 600
         configuration.timeoutIntervalForResource = 600
         configuration.urlCache = nil
