@@ -69,7 +69,7 @@ struct TransferStateMachineTests {
             Issue.record("after a second finish, the stream must still end as the first finish said")
             return
         }
-        let late = try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.OutcomeContinuation) in
+        let late = try await withUnsafeThrowingContinuation { (continuation: TransferStateMachine.OutcomeContinuation) in
             if let known = machine.waitForOutcome(continuation) {
                 continuation.resume(with: known.mapError { $0 as any Error })
             } else {

@@ -74,7 +74,7 @@ final class Transfer: Sendable {
     /// the curl thread to resume or returns the result already known. Task cancellation
     /// cancels the transfer.
     private func startAndWait<T: Sendable>(
-        _ register: @escaping (inout TransferStateMachine, CheckedContinuation<T, any Error>) -> Result<T, CurlewError>?
+        _ register: @escaping (inout TransferStateMachine, UnsafeContinuation<T, any Error>) -> Result<T, CurlewError>?
     ) async throws(CurlewError) -> T {
         start()
         // withTaskCancellationHandler has no typed throws: the result carries the error through.
@@ -88,10 +88,10 @@ final class Transfer: Sendable {
 
     /// Parks on `register` (see ``startAndWait(_:)``), without watching for cancellation.
     private func wait<T: Sendable>(
-        _ register: @escaping (inout TransferStateMachine, CheckedContinuation<T, any Error>) -> Result<T, CurlewError>?
+        _ register: @escaping (inout TransferStateMachine, UnsafeContinuation<T, any Error>) -> Result<T, CurlewError>?
     ) async throws(CurlewError) -> T {
         do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
                 if let result = state.withLock({ register(&$0, continuation) }) {
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
@@ -108,7 +108,7 @@ final class Transfer: Sendable {
         if case .wait = immediate {} else { return try deliver(immediate) }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: TransferStateMachine.ChunkContinuation) in
+                try await withUnsafeThrowingContinuation { (continuation: TransferStateMachine.ChunkContinuation) in
                     let action = state.withLock { $0.waitForChunk(continuation) }
                     if case .resumeNow(let next) = action {
                         continuation.resume(with: Result { try deliver(next) })

@@ -7,9 +7,12 @@ import HTTPTypes
 /// with actions that the caller performs after releasing the lock that guards it. It never
 /// calls out itself, so it is tested without a network.
 struct TransferStateMachine {
-    typealias OutcomeContinuation = CheckedContinuation<TransferOutcome, any Error>
-    typealias HeadContinuation = CheckedContinuation<HTTPResponse, any Error>
-    typealias ChunkContinuation = CheckedContinuation<Data?, any Error>
+    // Unsafe rather than checked continuations: the machine hands each one out exactly once
+    // (`finishIsIdempotent` and the other TransferStateMachineTests pin that down), and a checked
+    // one allocates a guard object per wait on the hot path.
+    typealias OutcomeContinuation = UnsafeContinuation<TransferOutcome, any Error>
+    typealias HeadContinuation = UnsafeContinuation<HTTPResponse, any Error>
+    typealias ChunkContinuation = UnsafeContinuation<Data?, any Error>
 
     enum Phase: Equatable {
         case idle

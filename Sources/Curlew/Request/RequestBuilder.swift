@@ -11,11 +11,14 @@ enum RequestBuilder {
         url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, body: RequestBody?,
         options: RequestOptions
     ) -> Result<OutgoingRequest, CurlewError> {
-        Result { () throws(CurlewError) in
+        do throws(CurlewError) {
             let target = try url.asURL()
-            return OutgoingRequest(
-                url: target, method: method, headerFields: try headers.fields(for: target), body: body, options: options)
-        }.flatMap(validate)
+            let fields = try headers.fields(for: target)
+            _ = try target.validatedForTransfer()
+            return .success(OutgoingRequest(url: target, method: method, headerFields: fields, body: body, options: options))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// A request whose body or query `encode` writes (parameters with an encoder, a form).

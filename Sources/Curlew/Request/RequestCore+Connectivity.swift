@@ -7,9 +7,7 @@ extension RequestCore {
     /// ``CurlewError/Kind/notConnected`` once the limit passes. Without a monitor, or once the
     /// monitor stopped, the attempt starts anyway: waiting is a courtesy, never a reason to fail.
     func waitForConnectivity(before request: OutgoingRequest, attempt: Int) async throws(CurlewError) {
-        guard let limit = request.options.waitsForConnectivity ?? session.configuration.waitsForConnectivity,
-            limit > .zero
-        else { return }
+        guard let limit = connectivityWaitLimit(for: request) else { return }
         guard let reachability = await session.reachabilityMonitor() else { return }
         let path = reachability.currentPath
         if path.isSatisfied { return }
@@ -26,6 +24,15 @@ extension RequestCore {
         case .cancelled:
             throw CurlewError(.taskCancelled, "cancelled while waiting for connectivity", url: request.url)
         }
+    }
+
+    /// How long `request` waits for connectivity before an attempt; nil when it starts at once
+    /// (checked without an `await`, so that most requests skip the suspension point).
+    func connectivityWaitLimit(for request: OutgoingRequest) -> Duration? {
+        guard let limit = request.options.waitsForConnectivity ?? session.configuration.waitsForConnectivity,
+            limit > .zero
+        else { return nil }
+        return limit
     }
 }
 

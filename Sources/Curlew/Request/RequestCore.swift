@@ -286,7 +286,9 @@ final class RequestCore: Sendable {
             probe?.attemptStarting(attempt, request: &attemptBase)
             var request = attemptBase
             do {
-                try await waitForConnectivity(before: attemptBase, attempt: attempt)
+                if connectivityWaitLimit(for: attemptBase) != nil {
+                    try await waitForConnectivity(before: attemptBase, attempt: attempt)
+                }
                 // Without interceptors, skip the async hops: the build already validated the URL.
                 if !chain.isEmpty { request = try await chain.adapt(attemptBase, for: session) }
                 if let monitor {
