@@ -60,20 +60,20 @@ final class Transfer: Sendable {
 
     /// Starts the transfer and waits for its end. Task cancellation is not watched here: the
     /// request pipeline, the only caller, forwards it to the transfer already.
-    func outcome() async throws(CurlewError) -> TransferOutcome {
+    nonisolated(nonsending) func outcome() async throws(CurlewError) -> TransferOutcome {
         start()
         return try await wait { state, continuation in state.waitForOutcome(continuation) }
     }
 
     /// Starts the transfer and waits for the final response head.
-    func head() async throws(CurlewError) -> HTTPResponse {
+    nonisolated(nonsending) func head() async throws(CurlewError) -> HTTPResponse {
         try await startAndWait { state, continuation in state.waitForHead(continuation) }
     }
 
     /// Starts the transfer and parks on `register`, which either keeps the continuation for
     /// the curl thread to resume or returns the result already known. Task cancellation
     /// cancels the transfer.
-    private func startAndWait<T: Sendable>(
+    private nonisolated(nonsending) func startAndWait<T: Sendable>(
         _ register: @escaping (inout TransferStateMachine, UnsafeContinuation<T, any Error>) -> Result<T, CurlewError>?
     ) async throws(CurlewError) -> T {
         start()
@@ -87,7 +87,7 @@ final class Transfer: Sendable {
     }
 
     /// Parks on `register` (see ``startAndWait(_:)``), without watching for cancellation.
-    private func wait<T: Sendable>(
+    private nonisolated(nonsending) func wait<T: Sendable>(
         _ register: @escaping (inout TransferStateMachine, UnsafeContinuation<T, any Error>) -> Result<T, CurlewError>?
     ) async throws(CurlewError) -> T {
         do {

@@ -117,7 +117,7 @@ public class Request: @unchecked Sendable {
         return result
     }
 
-    private func serialize<S: ResponseSerializer>(by serializer: S) async -> Result<Response<S.Output>, CurlewError> {
+    private nonisolated(nonsending) func serialize<S: ResponseSerializer>(by serializer: S) async -> Result<Response<S.Output>, CurlewError> {
         var completed: RequestCore.Completed
         do {
             completed = try await core.completed()

@@ -110,7 +110,7 @@ final class RequestCore: Sendable {
     // MARK: Collected results
 
     /// Runs the pipeline once, however many consumers ask; later consumers share the result.
-    func completed() async throws(CurlewError) -> Completed {
+    nonisolated(nonsending) func completed() async throws(CurlewError) -> Completed {
         enum Role { case drive, wait, done(Result<Completed, CurlewError>), conflict }
         let role = state.withLock { state -> Role in
             switch state.phase {
@@ -140,7 +140,7 @@ final class RequestCore: Sendable {
 
     /// After a serializer failed on `failed`, shows the failure to the retriers — once per
     /// attempt, however many serializers fail — and runs the request again if one says so.
-    func recover(fromSerializationFailure error: CurlewError, of failed: Completed) async -> SerializationRecovery {
+    nonisolated(nonsending) func recover(fromSerializationFailure error: CurlewError, of failed: Completed) async -> SerializationRecovery {
         while true {
             enum Role { case drive, wait, recovered(SerializationRecovery) }
             let role = state.withLock { state -> Role in
@@ -191,8 +191,8 @@ final class RequestCore: Sendable {
     }
 
     /// Runs `work` as the driver of the shared run: cancelling the driving task cancels the request.
-    private func driving(
-        _ work: () async -> Result<Completed, CurlewError>
+    private nonisolated(nonsending) func driving(
+        _ work: nonisolated(nonsending) () async -> Result<Completed, CurlewError>
     ) async -> Result<Completed, CurlewError> {
         await withTaskCancellationHandler {
             await work()
@@ -220,7 +220,7 @@ final class RequestCore: Sendable {
     }
 
     /// Waits for the run in progress, driven by another consumer.
-    private func waitForRun() async throws(CurlewError) -> Completed {
+    private nonisolated(nonsending) func waitForRun() async throws(CurlewError) -> Completed {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Completed, any Error>) in
@@ -254,7 +254,7 @@ final class RequestCore: Sendable {
 
     /// Adapt, transfer, intercept the response, validate; on failure ask the retriers, and
     /// go round again when one says so. Attempts are numbered from `firstAttempt`.
-    private func runPipeline(firstAttempt: Int) async -> Result<Completed, CurlewError> {
+    private nonisolated(nonsending) func runPipeline(firstAttempt: Int) async -> Result<Completed, CurlewError> {
         let base: OutgoingRequest
         switch effectiveBuild {
         case .success(let request): base = request
@@ -326,7 +326,7 @@ final class RequestCore: Sendable {
     }
 
     /// One transfer of `request`, registered so that cancel, suspend and resume reach it.
-    func networkOutcome(of request: OutgoingRequest, mode: Transfer.Mode, attempt: Int, chain: InterceptorChain)
+    nonisolated(nonsending) func networkOutcome(of request: OutgoingRequest, mode: Transfer.Mode, attempt: Int, chain: InterceptorChain)
         async throws(CurlewError) -> TransferOutcome
     {
         let transfer = Transfer(
@@ -341,7 +341,7 @@ final class RequestCore: Sendable {
     /// file is moved into place only when they accept the response; a rejected download is a
     /// failed one whose temporary file is removed, so the destination is never touched (a file
     /// already there stays) and a retry can write there again.
-    private func accepted(
+    private nonisolated(nonsending) func accepted(
         _ outcome: TransferOutcome, chain: InterceptorChain, attempt: Int, validations: [ResponseValidation]
     ) async throws(CurlewError) -> TransferOutcome {
         do throws(CurlewError) {
@@ -363,7 +363,7 @@ final class RequestCore: Sendable {
     }
 
     /// Waits for a transfer's outcome; a failure passes through the response interceptors.
-    private func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int, chain: InterceptorChain)
+    private nonisolated(nonsending) func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int, chain: InterceptorChain)
         async throws(CurlewError) -> TransferOutcome
     {
         do {
@@ -375,7 +375,7 @@ final class RequestCore: Sendable {
     }
 
     /// Waits for a transfer's outcome; with monitors, also reports its head as soon as it arrives.
-    private func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int) async throws(CurlewError)
+    private nonisolated(nonsending) func outcome(of transfer: Transfer, request: OutgoingRequest, attempt: Int) async throws(CurlewError)
         -> TransferOutcome
     {
         // `driving` forwards task cancellation to the transfer already.
