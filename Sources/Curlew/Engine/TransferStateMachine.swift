@@ -8,7 +8,7 @@ import HTTPTypes
 /// calls out itself, so it is tested without a network.
 struct TransferStateMachine {
     typealias OutcomeContinuation = CheckedContinuation<TransferOutcome, any Error>
-    typealias HeadContinuation = CheckedContinuation<HTTPResponse, any Error>
+    typealias HeadContinuation = CheckedContinuation<ResponseHead, any Error>
     typealias ChunkContinuation = CheckedContinuation<Data?, any Error>
 
     enum Phase: Equatable {
@@ -22,7 +22,7 @@ struct TransferStateMachine {
     private(set) var cancelReason: CurlewError?
     private var outcomeWaiters: [OutcomeContinuation] = []
     private var headWaiters: [HeadContinuation] = []
-    private(set) var head: HTTPResponse?
+    private(set) var head: ResponseHead?
     /// Whether the owner suspended the transfer; a start asked for meanwhile waits for resume.
     private(set) var isSuspended = false
     private var startDeferred = false
@@ -54,7 +54,7 @@ struct TransferStateMachine {
             guard let result else { return }
             for waiter in outcomeWaiters { waiter.resume(with: result.mapError { $0 as any Error }) }
             for waiter in headWaiters {
-                waiter.resume(with: result.map(\.head).mapError { $0 as any Error })
+                waiter.resume(with: result.map(\.responseHead).mapError { $0 as any Error })
             }
             if let chunkWaiter {
                 switch result {
@@ -162,9 +162,9 @@ struct TransferStateMachine {
     }
 
     /// Registers a waiter for the final head; returns it (or the failure) at once if known.
-    mutating func waitForHead(_ continuation: HeadContinuation) -> Result<HTTPResponse, CurlewError>? {
+    mutating func waitForHead(_ continuation: HeadContinuation) -> Result<ResponseHead, CurlewError>? {
         if let head { return .success(head) }
-        if let result { return result.map(\.head) }
+        if let result { return result.map(\.responseHead) }
         headWaiters.append(continuation)
         return nil
     }
@@ -172,7 +172,7 @@ struct TransferStateMachine {
     // MARK: Events from the curl thread
 
     /// The final head arrived. Returns the waiters to resume with it.
-    mutating func headReceived(_ head: HTTPResponse) -> [HeadContinuation] {
+    mutating func headReceived(_ head: ResponseHead) -> [HeadContinuation] {
         guard phase == .running, self.head == nil else { return [] }
         self.head = head
         defer { headWaiters.removeAll() }
