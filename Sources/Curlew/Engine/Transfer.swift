@@ -67,7 +67,7 @@ final class Transfer: Sendable {
 
     /// Starts the transfer and waits for the final response head.
     nonisolated(nonsending) func head() async throws(CurlewError) -> HTTPResponse {
-        try await startAndWait { state, continuation in state.waitForHead(continuation) }
+        try await startAndWait { state, continuation in state.waitForHead(continuation) }.response
     }
 
     /// Starts the transfer and parks on `register`, which either keeps the continuation for
@@ -180,10 +180,10 @@ final class Transfer: Sendable {
     // MARK: The curl thread
 
     /// Called on the curl thread when the final head arrived.
-    func deliverHead(_ head: HTTPResponse) {
+    func deliverHead(_ head: ResponseHead) {
         let waiters = state.withLock { $0.headReceived(head) }
         for waiter in waiters { waiter.resume(returning: head) }
-        events?.emit(.response(head))
+        events?.emit(.response(head.response))
     }
 
     /// Called on the curl thread for each streamed chunk. Returns what the write callback

@@ -42,15 +42,10 @@ final class TransferContext: @unchecked Sendable {
     /// The Unix-domain socket of this hop, if it goes over one.
     var unixSocket: UnixSocketRoute?
 
-    // The head being parsed.
-    private var statusCode = 0
-    private var reasonPhrase = ""
-    /// The fields of the head being parsed; made into `HTTPFields` once, at its end.
-    private var fields: [HTTPField] = []
-    /// What the transfer reads of the head being parsed, noted as its fields arrive.
-    private var notes = HeadNotes()
+    /// The head being parsed, kept as bytes (see ``ResponseHeadParser``).
+    private var headParser = ResponseHeadParser()
     private var headerBytes = 0
-    private(set) var finalHead: HTTPResponse?
+    private(set) var finalHead: ResponseHead?
     private var pendingRedirect: OutgoingRequest?
     private(set) var redirects: [RedirectHop] = []
 
@@ -71,7 +66,7 @@ final class TransferContext: @unchecked Sendable {
     /// A 401 on a hop with credentials, held back: libcurl may answer its challenge and send
     /// the request again within the same transfer. It is the response only if no other head
     /// follows — when its body starts, or the transfer ends.
-    private var heldChallenge: HTTPResponse?
+    private var heldChallenge: ResponseHead?
 
     // Progress.
     let startInstant = ContinuousClock.now
@@ -114,10 +109,7 @@ final class TransferContext: @unchecked Sendable {
 
     /// Clears what belongs to one hop before the next is configured.
     func resetHop() {
-        statusCode = 0
-        reasonPhrase = ""
-        fields.removeAll(keepingCapacity: true)
-        notes = HeadNotes()
+        headParser.reset()
         headerBytes = 0
         finalHead = nil
         pendingRedirect = nil
@@ -135,7 +127,7 @@ final class TransferContext: @unchecked Sendable {
 
     /// Keeps the first reason a callback gives for aborting, with what is known of the response.
     func record(_ error: CurlewError) {
-        if failure == nil { failure = error.adding(url: request.url, head: finalHead) }
+        if failure == nil { failure = error.adding(url: request.url, head: finalHead?.response) }
     }
 
     // MARK: Headers
@@ -154,58 +146,24 @@ final class TransferContext: @unchecked Sendable {
         var end = line.count
         while end > 0 && (line[end - 1] == 0x0A || line[end - 1] == 0x0D) { end -= 1 }
         let content = UnsafeRawBufferPointer(rebasing: line[0..<end])
-        if content.isEmpty {
+        switch headParser.parse(content) {
+        case .field:
+            break
+        case .blank:
             return endOfHead(transfer: transfer) ? line.count : 0
-        }
-        if content.first == UInt8(ascii: "H"), content.starts(with: "HTTP/".utf8) {
-            guard parseStatusLine(content) else {
-                fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
-                return 0
-            }
-            fields.removeAll(keepingCapacity: true)
-            fields.reserveCapacity(16)
-            notes = HeadNotes()
+        case .statusLine:
             heldChallenge = nil  // libcurl answered the challenge: this head replaces it.
-            return line.count
-        }
-        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return line.count }
-        var valueStart = colon + 1
-        while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
-            valueStart += 1
-        }
-        if let (fieldName, role) = HeaderNames.name(UnsafeRawBufferPointer(rebasing: content[0..<colon])) {
-            let value = UnsafeRawBufferPointer(rebasing: content[valueStart...])
-            if role != .other { notes.note(role, value: value) }
-            // ASCII values (nearly all) take the fast String path; others keep their raw bytes.
-            fields.append(
-                value.allSatisfy { $0 < 0x80 }
-                    ? HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self))
-                    : HTTPField(name: fieldName, value: value))
+        case .malformedStatusLine:
+            fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
+            return 0
         }
         return line.count
     }
 
-    private func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        // "HTTP/1.1 200 OK" or "HTTP/2 200": the version, spaces, three digits, then a space
-        // and the reason phrase, or the end.
-        guard var index = line.firstIndex(of: 0x20) else { return false }
-        while index < line.count && line[index] == 0x20 { index += 1 }
-        guard index + 3 <= line.count else { return false }
-        var code = 0
-        for digit in line[index..<index + 3] {
-            guard digit >= 0x30 && digit <= 0x39 else { return false }
-            code = code * 10 + Int(digit - 0x30)
-        }
-        index += 3
-        guard (100...599).contains(code), index == line.count || line[index] == 0x20 else { return false }
-        while index < line.count && line[index] == 0x20 { index += 1 }
-        statusCode = code
-        reasonPhrase = index == line.count ? "" : String(decoding: UnsafeRawBufferPointer(rebasing: line[index...]), as: UTF8.self)
-        return true
-    }
-
     /// The blank line after a head. Returns false to abort the transfer.
     private func endOfHead(transfer: Transfer) -> Bool {
+        let statusCode = headParser.statusCode
+        let notes = headParser.notes
         if statusCode == 0 {
             fail(.malformedResponse, "the response has no status line")
             return false
@@ -216,9 +174,7 @@ final class TransferContext: @unchecked Sendable {
             return false
         }
         if statusCode < 200 && statusCode != 101 {
-            statusCode = 0
-            fields.removeAll(keepingCapacity: true)
-            notes = HeadNotes()
+            headParser.reset()
             return true
         }
         if statusCode == 417, hopSendsExpect {
@@ -232,24 +188,20 @@ final class TransferContext: @unchecked Sendable {
             fail(.proxyFailure, "the proxy \(proxy) requires credentials it was not given or did not accept (407)")
             return false
         }
-        if notes.hasInvalidContentLength, !fields.contains(where: { $0.name == .transferEncoding }) {
+        if notes.hasInvalidContentLength, !notes.hasTransferEncoding {
             // Without Transfer-Encoding, the length frames the body: a wrong one is unrecoverable.
             fail(.malformedResponse, "the response's Content-Length is not one valid length")
             return false
         }
-        // Reserved first: `HTTPFields(fields)` grows its storage field by field.
-        var headerFields = HTTPFields()
-        headerFields.reserveCapacity(fields.count)
-        for field in fields { headerFields.append(field) }
-        let head = HTTPResponse(
-            status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: headerFields)
+        // The fields stay bytes; the head is built below only when the transfer reads one.
+        let head = headParser.takeHead()
         // Every hop's cookies are stored before the next hop is configured.
-        if let storage = settings.cookieStorage {
-            let fields = head.headerFields[values: .setCookie]
+        if notes.hasSetCookie, let storage = settings.cookieStorage {
+            let fields = head.response.headerFields[values: .setCookie]
             if !fields.isEmpty { storage.storeCookies(setCookieFields: fields, for: request.url) }
         }
-        if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.headerFields[.location] {
-            switch decideRedirect(head: head, location: location) {
+        if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.response.headerFields[.location] {
+            switch decideRedirect(head: head.response, location: location) {
             case .follow(let next, let hop):
                 pendingRedirect = next
                 redirects.append(hop)
@@ -275,9 +227,10 @@ final class TransferContext: @unchecked Sendable {
             request: request, head: head, location: location, policy: policy, hopsSoFar: redirects.count)
     }
 
-    private func acceptFinalHead(_ head: HTTPResponse, transfer: Transfer) -> Bool {
+    private func acceptFinalHead(_ head: ResponseHead, transfer: Transfer) -> Bool {
         finalHead = head
-        if settings.automaticDecompression, notes.hasContentEncoding, let coding = head.headerFields[.contentEncoding] {
+        let notes = headParser.notes
+        if settings.automaticDecompression, notes.hasContentEncoding, let coding = head.response.headerFields[.contentEncoding] {
             do {
                 decoder = try ContentDecoder(contentEncoding: coding)
             } catch {
@@ -299,16 +252,18 @@ final class TransferContext: @unchecked Sendable {
         case .stream:
             break
         case .download(let destination, let options, let resume):
-            let name = SuggestedFilename.from(head: head, url: request.url)
-            let target = destination.resolve(suggestedFilename: name, head: head)
+            let response = head.response
+            let name = SuggestedFilename.from(head: response, url: request.url)
+            let target = destination.resolve(suggestedFilename: name, head: response)
             do {
-                let delivered = try openDownloadFile(head: head, target: target, options: options, resume: resume)
-                finalHead = delivered
-                transfer.deliverHead(delivered)
+                let delivered = try openDownloadFile(head: response, target: target, options: options, resume: resume)
+                let deliveredHead = delivered == response ? head : ResponseHead(delivered)
+                finalHead = deliveredHead
+                transfer.deliverHead(deliveredHead)
                 emitResumedProgress(transfer: transfer)
                 return true
             } catch {
-                failure = error.adding(url: request.url, head: head)
+                failure = error.adding(url: request.url, head: response)
                 return false
             }
         }
@@ -474,7 +429,7 @@ final class TransferContext: @unchecked Sendable {
             // A resumed file counts what it had; otherwise bytes received, as libcurl counts them.
             emitFinalProgress(metrics: metrics, downloaded: progressOffset > 0 ? onDisk : nil, transfer: transfer)
             let outcome = TransferOutcome(
-                request: request, url: request.url, head: head, body: body, pendingDownload: pending,
+                request: request, url: request.url, responseHead: head, body: body, pendingDownload: pending,
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }
@@ -486,7 +441,7 @@ final class TransferContext: @unchecked Sendable {
             for: code, message: String(cString: errorBuffer), context: self, metrics: metrics)
         if let resumeData { error = error.with(downloadResumeData: resumeData) }
         let collected: Data? = if case .collect = mode, !body.isEmpty { body } else { nil }
-        return .finished(.failure(error.adding(url: request.url, head: finalHead ?? heldChallenge, body: collected)))
+        return .finished(.failure(error.adding(url: request.url, head: (finalHead ?? heldChallenge)?.response, body: collected)))
     }
 
     /// The hop again, without `Expect: 100-continue`, after the server refused it with 417 (see
@@ -547,48 +502,7 @@ final class TransferContext: @unchecked Sendable {
         let resumeData = keepsPartialDownload(after: error) ? downloadFile?.keepForResuming(request: request) : nil
         downloadFile?.discard()
         downloadFile = nil
-        let abandoned = error.adding(url: request.url, head: finalHead)
+        let abandoned = error.adding(url: request.url, head: finalHead?.response)
         return resumeData.map { abandoned.with(downloadResumeData: $0) } ?? abandoned
-    }
-}
-
-/// What the transfer reads of a head, noted while its fields are parsed: whether it has the
-/// fields that need a closer look, and the value of a single `Content-Length`.
-private struct HeadNotes {
-    private(set) var hasLocation = false
-    private(set) var hasContentEncoding = false
-    private var contentLengthCount = 0
-    private var contentLengthValue: Int?
-    /// A `Content-Length` that is not a number, or repeats with another value (RFC 9112 §6.3).
-    private(set) var hasInvalidContentLength = false
-
-    /// The declared body length; nil when absent or invalid.
-    var contentLength: Int? { hasInvalidContentLength ? nil : contentLengthValue }
-
-    mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer) {
-        switch role {
-        case .location: hasLocation = true
-        case .contentEncoding: hasContentEncoding = true
-        case .contentLength:
-            contentLengthCount += 1
-            let parsed = Self.decimal(value)
-            if parsed == nil || (contentLengthCount > 1 && parsed != contentLengthValue) { hasInvalidContentLength = true }
-            contentLengthValue = parsed
-        case .other: break
-        }
-    }
-
-    /// The non-negative decimal number that is all of `bytes` (trailing blanks allowed).
-    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        var end = bytes.count
-        while end > 0 && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
-        guard end > 0, end <= 18 else { return nil }
-        var value = 0
-        for index in 0..<end {
-            let digit = Int(bytes[index]) - 0x30
-            guard digit >= 0 && digit <= 9 else { return nil }
-            value = value * 10 + digit
-        }
-        return value
     }
 }

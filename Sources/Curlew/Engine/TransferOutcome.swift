@@ -10,7 +10,10 @@ final class TransferOutcome: Sendable {
     let request: OutgoingRequest
     /// The URL of the last hop.
     let url: URL
-    let head: HTTPResponse
+    /// The final head, built on first access (see ``ResponseHead``).
+    let responseHead: ResponseHead
+    /// The final head; reading it builds it.
+    var head: HTTPResponse { responseHead.response }
     /// The collected body; empty in stream and download modes.
     let body: Data
     /// The destination file, for downloads (where the file is once ``pendingDownload`` is
@@ -22,14 +25,23 @@ final class TransferOutcome: Sendable {
     let metrics: TransferMetrics
     let redirects: [RedirectHop]
 
-    init(
+    convenience init(
         request: OutgoingRequest, url: URL, head: HTTPResponse, body: Data, pendingDownload: PendingDownload? = nil,
         metrics: TransferMetrics, redirects: [RedirectHop]
+    ) {
+        self.init(
+            request: request, url: url, responseHead: ResponseHead(head), body: body, pendingDownload: pendingDownload,
+            metrics: metrics, redirects: redirects)
+    }
+
+    init(
+        request: OutgoingRequest, url: URL, responseHead: ResponseHead, body: Data,
+        pendingDownload: PendingDownload? = nil, metrics: TransferMetrics, redirects: [RedirectHop]
     ) {
         self.pendingDownload = pendingDownload
         self.request = request
         self.url = url
-        self.head = head
+        self.responseHead = responseHead
         self.body = body
         fileURL = pendingDownload?.destination
         self.metrics = metrics
@@ -37,10 +49,10 @@ final class TransferOutcome: Sendable {
     }
 
     /// The same outcome with the head and body a response interceptor made.
-    func replacing(head: HTTPResponse, body: Data) -> TransferOutcome {
+    func replacing(head: ResponseHead, body: Data) -> TransferOutcome {
         TransferOutcome(
-            request: request, url: url, head: head, body: body, pendingDownload: pendingDownload, metrics: metrics,
-            redirects: redirects)
+            request: request, url: url, responseHead: head, body: body, pendingDownload: pendingDownload,
+            metrics: metrics, redirects: redirects)
     }
 }
 

@@ -11,7 +11,7 @@ struct TransferStateMachine {
     // (`finishIsIdempotent` and the other TransferStateMachineTests pin that down), and a checked
     // one allocates a guard object per wait on the hot path.
     typealias OutcomeContinuation = UnsafeContinuation<TransferOutcome, any Error>
-    typealias HeadContinuation = UnsafeContinuation<HTTPResponse, any Error>
+    typealias HeadContinuation = UnsafeContinuation<ResponseHead, any Error>
     typealias ChunkContinuation = UnsafeContinuation<Data?, any Error>
 
     enum Phase: Equatable {
@@ -25,7 +25,7 @@ struct TransferStateMachine {
     private(set) var cancelReason: CurlewError?
     private var outcomeWaiters: [OutcomeContinuation] = []
     private var headWaiters: [HeadContinuation] = []
-    private(set) var head: HTTPResponse?
+    private(set) var head: ResponseHead?
     /// Whether the owner suspended the transfer; a start asked for meanwhile waits for resume.
     private(set) var isSuspended = false
     private var startDeferred = false
@@ -57,7 +57,7 @@ struct TransferStateMachine {
             guard let result else { return }
             for waiter in outcomeWaiters { waiter.resume(with: result.mapError { $0 as any Error }) }
             for waiter in headWaiters {
-                waiter.resume(with: result.map(\.head).mapError { $0 as any Error })
+                waiter.resume(with: result.map(\.responseHead).mapError { $0 as any Error })
             }
             if let chunkWaiter {
                 switch result {
@@ -165,9 +165,9 @@ struct TransferStateMachine {
     }
 
     /// Registers a waiter for the final head; returns it (or the failure) at once if known.
-    mutating func waitForHead(_ continuation: HeadContinuation) -> Result<HTTPResponse, CurlewError>? {
+    mutating func waitForHead(_ continuation: HeadContinuation) -> Result<ResponseHead, CurlewError>? {
         if let head { return .success(head) }
-        if let result { return result.map(\.head) }
+        if let result { return result.map(\.responseHead) }
         headWaiters.append(continuation)
         return nil
     }
@@ -175,7 +175,7 @@ struct TransferStateMachine {
     // MARK: Events from the curl thread
 
     /// The final head arrived. Returns the waiters to resume with it.
-    mutating func headReceived(_ head: HTTPResponse) -> [HeadContinuation] {
+    mutating func headReceived(_ head: ResponseHead) -> [HeadContinuation] {
         guard phase == .running, self.head == nil else { return [] }
         self.head = head
         defer { headWaiters.removeAll() }

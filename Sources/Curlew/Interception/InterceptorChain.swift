@@ -40,7 +40,7 @@ struct InterceptorChain: Sendable {
     {
         guard !responseInterceptors.isEmpty else { return outcome }
         var response = Response(
-            request: outcome.request, url: outcome.url, head: outcome.head, value: outcome.body,
+            request: outcome.request, url: outcome.url, responseHead: outcome.responseHead, value: outcome.body,
             metrics: outcome.metrics, redirects: outcome.redirects, attempts: attempts)
         for interceptor in responseInterceptors {
             do {
@@ -53,7 +53,7 @@ struct InterceptorChain: Sendable {
                     url: outcome.url, responseHead: response.head, responseBody: response.value, underlying: error)
             }
         }
-        return outcome.replacing(head: response.head, body: response.value)
+        return outcome.replacing(head: response.responseHead, body: response.value)
     }
 
     /// Shows a failed transfer to every response interceptor, in order; each sees the error as

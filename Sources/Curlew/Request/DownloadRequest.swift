@@ -28,7 +28,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                 throw CurlewError(.fileSystem, "the download produced no file", url: outcome.url, responseHead: outcome.head)
             }
             return Response(
-                request: outcome.request, url: outcome.url, head: outcome.head, value: file,
+                request: outcome.request, url: outcome.url, responseHead: outcome.responseHead, value: file,
                 metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
         }
     }

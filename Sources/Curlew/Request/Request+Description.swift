@@ -28,14 +28,14 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
         let line = "\(request.method.rawValue) \(Redaction.string(request.url))"
         switch result {
         case .success(let completed)?:
-            return line + " (\(completed.outcome.head.status.code))"
+            return line + " (\(completed.outcome.responseHead.statusCode))"
         case .failure(let error)?:
             let status = error.responseHead.map { "\($0.status.code), " } ?? ""
             return line + " (\(status)failed: \(error.kind))"
         case nil:
             // Only a stream shows a head before the end: a collected run may still retry.
             guard adapted != nil, let head = transfer?.state.withLock({ $0.head }) else { return line }
-            return line + " (\(head.status.code))"
+            return line + " (\(head.statusCode))"
         }
     }
 

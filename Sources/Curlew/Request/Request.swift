@@ -162,7 +162,7 @@ public class Request: @unchecked Sendable {
             }
         }
         return Response(
-            request: outcome.request, url: outcome.url, head: outcome.head, value: body,
+            request: outcome.request, url: outcome.url, responseHead: outcome.responseHead, value: body,
             metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
     }
 

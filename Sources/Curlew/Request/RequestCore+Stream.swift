@@ -50,7 +50,7 @@ extension RequestCore {
 
     /// Reports a stream's head to the monitors and runs the validations on it.
     private func validateStreamHead(
-        _ head: HTTPResponse, request: OutgoingRequest, validations: [ResponseValidation], onFailure: () -> Void
+        _ head: HTTPResponse, request: OutgoingRequest, validations: [ValidationStep], onFailure: () -> Void
     ) throws(CurlewError) {
         monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
         do throws(CurlewError) {

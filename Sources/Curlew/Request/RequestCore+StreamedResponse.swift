@@ -86,7 +86,7 @@ extension RequestCore {
 
     /// Runs the validations on a streamed head; a rejection cancels the transfer.
     private func validate(
-        _ head: HTTPResponse, of request: OutgoingRequest, transfer: Transfer, with validations: [ResponseValidation]
+        _ head: HTTPResponse, of request: OutgoingRequest, transfer: Transfer, with validations: [ValidationStep]
     ) throws(CurlewError) {
         do throws(CurlewError) {
             try validate(head, of: request, url: request.url, body: nil, with: validations)

@@ -33,7 +33,7 @@ final class RequestCore: Sendable {
 
     struct State {
         fileprivate var phase = Phase.idle
-        var validations: [ResponseValidation] = []
+        var validations: [ValidationStep] = []
         /// Whether `validate()` was called, which makes the session's default validation redundant.
         var hasStandardValidation = false
         /// Set by `skipDefaultValidation()`.
@@ -342,7 +342,7 @@ final class RequestCore: Sendable {
     /// failed one whose temporary file is removed, so the destination is never touched (a file
     /// already there stays) and a retry can write there again.
     private nonisolated(nonsending) func accepted(
-        _ outcome: TransferOutcome, chain: InterceptorChain, attempt: Int, validations: [ResponseValidation]
+        _ outcome: TransferOutcome, chain: InterceptorChain, attempt: Int, validations: [ValidationStep]
     ) async throws(CurlewError) -> TransferOutcome {
         do throws(CurlewError) {
             var outcome = outcome

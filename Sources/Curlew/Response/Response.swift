@@ -8,7 +8,9 @@ public struct Response<Value: Sendable>: Sendable {
     /// The URL that gave the final response.
     public let url: URL
     /// The final response head.
-    public let head: HTTPResponse
+    public var head: HTTPResponse { responseHead.response }
+    /// The head as the transfer kept it: built on first access (see ``ResponseHead``).
+    let responseHead: ResponseHead
     /// The serialized value.
     public let value: Value
     /// Timings and sizes, from libcurl.
@@ -21,14 +23,27 @@ public struct Response<Value: Sendable>: Sendable {
     /// The final HTTP status.
     public var status: HTTPResponse.Status { head.status }
 
+    /// The final status code, read without building the head.
+    var statusCode: Int { responseHead.statusCode }
+
     /// Creates a response; public so that custom serializers and tests can build one.
     public init(
         request: OutgoingRequest, url: URL, head: HTTPResponse, value: Value,
         metrics: TransferMetrics, redirects: [RedirectHop] = [], attempts: Int = 1
     ) {
+        self.init(
+            request: request, url: url, responseHead: ResponseHead(head), value: value, metrics: metrics,
+            redirects: redirects, attempts: attempts)
+    }
+
+    /// A response whose head is built on first access.
+    init(
+        request: OutgoingRequest, url: URL, responseHead: ResponseHead, value: Value,
+        metrics: TransferMetrics, redirects: [RedirectHop] = [], attempts: Int = 1
+    ) {
         self.request = request
         self.url = url
-        self.head = head
+        self.responseHead = responseHead
         self.value = value
         self.metrics = metrics
         self.redirects = redirects
@@ -38,7 +53,7 @@ public struct Response<Value: Sendable>: Sendable {
     /// The same response carrying another value.
     public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Response<T> {
         Response<T>(
-            request: request, url: url, head: head, value: try transform(value), metrics: metrics,
+            request: request, url: url, responseHead: responseHead, value: try transform(value), metrics: metrics,
             redirects: redirects, attempts: attempts)
     }
 }

@@ -24,12 +24,12 @@ public protocol ResponseSerializer<Output>: Sendable {
 extension Response where Value == Data {
     /// Whether an empty body is expected here: status 204 or 205, or a HEAD request.
     public var allowsEmptyBody: Bool {
-        head.status.code == 204 || head.status.code == 205 || request.method == .head
+        statusCode == 204 || statusCode == 205 || request.method == .head
     }
 
     /// The charset named by the `Content-Type` header, lowercased, if any.
     public var charset: String? {
-        guard let contentType = head.headerFields[.contentType] else { return nil }
+        guard let contentType = responseHead.contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2,

@@ -1,0 +1,52 @@
+/// What the transfer reads of a head, noted while its fields are parsed: whether it has the
+/// fields that need a closer look, where its `Content-Type` is, and the value of a single
+/// `Content-Length`.
+struct HeadNotes {
+    private(set) var hasLocation = false
+    private(set) var hasContentEncoding = false
+    private(set) var hasTransferEncoding = false
+    private(set) var hasSetCookie = false
+    /// How many `Content-Type` lines there are, and the index of the last one.
+    private(set) var contentTypeCount = 0
+    private(set) var contentTypeLine: Int?
+    private var contentLengthCount = 0
+    private var contentLengthValue: Int?
+    /// A `Content-Length` that is not a number, or repeats with another value (RFC 9112 §6.3).
+    private(set) var hasInvalidContentLength = false
+
+    /// The declared body length; nil when absent or invalid.
+    var contentLength: Int? { hasInvalidContentLength ? nil : contentLengthValue }
+
+    /// Notes the field line number `line` (see ``RawResponseHead/lines``).
+    mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer, line: Int) {
+        switch role {
+        case .location: hasLocation = true
+        case .contentEncoding: hasContentEncoding = true
+        case .transferEncoding: hasTransferEncoding = true
+        case .setCookie: hasSetCookie = true
+        case .contentType:
+            contentTypeCount += 1
+            contentTypeLine = line
+        case .contentLength:
+            contentLengthCount += 1
+            let parsed = Self.decimal(value)
+            if parsed == nil || (contentLengthCount > 1 && parsed != contentLengthValue) { hasInvalidContentLength = true }
+            contentLengthValue = parsed
+        case .other: break
+        }
+    }
+
+    /// The non-negative decimal number that is all of `bytes` (trailing blanks allowed).
+    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var end = bytes.count
+        while end > 0 && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        guard end > 0, end <= 18 else { return nil }
+        var value = 0
+        for index in 0..<end {
+            let digit = Int(bytes[index]) - 0x30
+            guard digit >= 0 && digit <= 9 else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+}
