@@ -124,11 +124,3 @@ int curlew_wake_descriptor_drain(int descriptor) {
 void curlew_wake_descriptor_close(int descriptor) {
     close(descriptor);
 }
-
-void curlew_cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}

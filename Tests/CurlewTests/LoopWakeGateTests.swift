@@ -145,6 +145,7 @@ struct LoopWakeupStressTests {
                 }
             }
             slowest = max(slowest, ContinuousClock.now - start)
+            if slowest >= .milliseconds(500) { break }  // already red; spare the remaining rounds
         }
         #expect(slowest < .milliseconds(500), "slowest round: \(slowest)")
         await session.shutdown()

@@ -77,7 +77,5 @@ int curlew_wake_descriptor_signal(int descriptor);
 /// Reads (and so resets) the counter: one read, retried on EINTR; 0 when it was non-zero.
 int curlew_wake_descriptor_drain(int descriptor);
 void curlew_wake_descriptor_close(int descriptor);
-/// A spin-wait hint to the CPU (`pause` on x86, `yield` on ARM); no system call.
-void curlew_cpu_relax(void);
 
 #endif

@@ -8,8 +8,7 @@ import Synchronization
 /// the thread through its own eventfd only when it sleeps (``LoopWakeGate``). The thread
 /// runs `curl_multi_perform`, handles every completion of an iteration in one batch, and
 /// sleeps in `curl_multi_wait` with the eventfd as an extra descriptor. Continuations are
-/// resumed straight from this thread; after resuming some, it watches the queue for a few
-/// microseconds before it sleeps, since the follow-up request usually comes that fast.
+/// resumed straight from this thread.
 ///
 /// The loop is also a `TaskExecutor` (``Session/taskExecutor``): jobs of tasks that prefer it
 /// run on this thread between iterations, so a task that awaits its requests there never
@@ -39,17 +38,11 @@ final class CurlLoop: Sendable {
     private let wakeDescriptor: Int32
     /// Why the loop could not start, if it could not.
     private let startFailure: String?
-    /// Whether `queue` holds commands: a hint read without the lock while the loop spins
-    /// before sleeping (the decision to sleep is still taken under the lock).
-    private let hasCommands = Atomic<Bool>(false)
-    /// How long the loop watches the queue before it sleeps, after resuming continuations.
-    private let spinDuration: Duration
 
     /// Starts the loop; with `networkNamespacePath` (tests), its thread first enters that
     /// network namespace, so every connection it opens leaves from there.
     init(configuration: SessionConfiguration, networkNamespacePath: String? = nil) {
         CurlGlobal.initialize()
-        spinDuration = CurlLoop.configuredSpin()
         let descriptor = curlew_wake_descriptor_open()
         let state = descriptor >= 0 ? CurlLoopThreadState(configuration: configuration) : nil
         guard let state else {
@@ -75,13 +68,6 @@ final class CurlLoop: Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
-    }
-
-    private static func configuredSpin() -> Duration {
-        if let text = ProcessInfo.processInfo.environment["CURLEW_LOOP_SPIN_US"], let micro = Int(text) {
-            return .microseconds(micro)
-        }
-        return .microseconds(30)
     }
 
     // MARK: Commands from any thread
@@ -117,7 +103,6 @@ final class CurlLoop: Sendable {
             // Only a sleeping loop is woken, once; an awake one (the loop thread itself
             // included) looks at the queue before it sleeps.
             queue.commands.append(command)
-            hasCommands.store(true, ordering: .relaxed)
             if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
             return true
         }
@@ -161,7 +146,6 @@ final class CurlLoop: Sendable {
         while true {
             let (shuttingDown, signalled) = queue.withLock { queue -> (Bool, Bool) in
                 swap(&pending, &queue.commands)
-                hasCommands.store(false, ordering: .relaxed)
                 return (queue.isShutDown, queue.gate.loopAwoke())
             }
             // Exactly one signal was written since the last drain: one read, never an empty one.
@@ -175,13 +159,9 @@ final class CurlLoop: Sendable {
             }
             pending.removeAll(keepingCapacity: true)
             if shuttingDown { break }
-            let activeBefore = state.active.count
             curl_multi_perform(state.multi, &running)
             state.processCompletions()
             state.checkIdleTimeouts()
-            // Continuations just resumed on other threads usually queue their next request
-            // within microseconds: watch for it briefly instead of sleeping and being woken.
-            if state.active.count < activeBefore { spinForCommands() }
             // Commands queued by this thread (jobs resumed by completions) run without sleeping.
             // With transfers in flight, wake often enough to enforce idle timeouts.
             let sleeps = queue.withLock { queue in
@@ -213,19 +193,6 @@ final class CurlLoop: Sendable {
             return queue.shutdownWaiters
         }
         for waiter in waiters { waiter.resume() }
-    }
-}
-
-extension CurlLoop {
-    /// Waits up to `spinDuration` for a command, without the lock and without a system call.
-    private func spinForCommands() {
-        guard spinDuration > .zero else { return }
-        let clock = ContinuousClock()
-        let deadline = clock.now + spinDuration
-        while !hasCommands.load(ordering: .relaxed) {
-            for _ in 0..<32 { curlew_cpu_relax() }
-            if clock.now >= deadline { return }
-        }
     }
 }
 
