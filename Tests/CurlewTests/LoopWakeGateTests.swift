@@ -127,7 +127,8 @@ private struct WakeModel: Hashable {
 struct LoopWakeupStressTests {
     /// Rounds of jobs queued at once from several threads onto the session's executor, each
     /// round racing with the loop going back to sleep after the last. A lost wakeup leaves a
-    /// round waiting for the loop's idle poll timeout (one second).
+    /// round waiting for the loop's idle poll timeout (one second); a busy machine may stall a
+    /// round too, but hardly that long.
     @Test func jobsFromManyThreadsRunPromptly() async {
         let session = Session()
         let executor = session.taskExecutor
@@ -145,22 +146,26 @@ struct LoopWakeupStressTests {
                 }
             }
             slowest = max(slowest, ContinuousClock.now - start)
-            if slowest >= .milliseconds(500) { break }  // already red; spare the remaining rounds
+            if slowest >= .milliseconds(900) { break }  // already red; spare the remaining rounds
         }
-        #expect(slowest < .milliseconds(500), "slowest round: \(slowest)")
+        #expect(slowest < .milliseconds(900), "slowest round: \(slowest)")
         await session.shutdown()
     }
 
-    /// A shutdown reaches a sleeping loop at once, not at its next poll timeout.
+    /// A shutdown reaches a sleeping loop at once, not at its next poll timeout (one second).
+    /// The fastest of five counts: a busy machine can stall one shutdown, a lost wakeup stalls
+    /// every one.
     @Test func shutdownWakesASleepingLoop() async throws {
         let server = try await Fixtures.server()
+        var durations: [Duration] = []
         for _ in 0..<5 {
             let session = Session()
             _ = try await session.request(server.url("/get")).validate().data()
             let start = ContinuousClock.now
             await session.shutdown()
-            #expect(ContinuousClock.now - start < .milliseconds(500))
+            durations.append(ContinuousClock.now - start)
         }
+        #expect(durations.min().map { $0 < .milliseconds(500) } == true, "\(durations)")
     }
 }
 
