@@ -1,6 +1,10 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include "CCurlShims.h"
 
 CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -93,4 +97,30 @@ void curlew_name_current_thread(const char *name) {
     strncpy(shortened, name, sizeof shortened - 1);
     shortened[sizeof shortened - 1] = '\0';
     pthread_setname_np(pthread_self(), shortened);
+}
+
+int curlew_wake_descriptor_open(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int curlew_wake_descriptor_signal(int descriptor) {
+    uint64_t one = 1;
+    ssize_t written;
+    do {
+        written = write(descriptor, &one, sizeof one);
+    } while (written < 0 && errno == EINTR);
+    return written == (ssize_t)sizeof one ? 0 : -1;
+}
+
+int curlew_wake_descriptor_drain(int descriptor) {
+    uint64_t count;
+    ssize_t got;
+    do {
+        got = read(descriptor, &count, sizeof count);
+    } while (got < 0 && errno == EINTR);
+    return got == (ssize_t)sizeof count ? 0 : -1;
+}
+
+void curlew_wake_descriptor_close(int descriptor) {
+    close(descriptor);
 }

@@ -70,4 +70,12 @@ extern const int curlew_CURL_GLOBAL_ALL;
 /// 15 bytes are kept.
 void curlew_name_current_thread(const char *name);
 
+/// The loop's wakeup descriptor (an eventfd, non-blocking): -1 when it cannot be made.
+int curlew_wake_descriptor_open(void);
+/// Adds one to the descriptor's counter: one write, retried on EINTR; 0 on success.
+int curlew_wake_descriptor_signal(int descriptor);
+/// Reads (and so resets) the counter: one read, retried on EINTR; 0 when it was non-zero.
+int curlew_wake_descriptor_drain(int descriptor);
+void curlew_wake_descriptor_close(int descriptor);
+
 #endif

@@ -4,10 +4,11 @@ import Synchronization
 
 /// The thread that owns one libcurl multi handle and every easy handle it uses.
 ///
-/// Other threads never touch curl handles: they append commands to a locked queue and wake
-/// the thread with `curl_multi_wakeup`. The thread runs `curl_multi_perform`, handles every
-/// completion of an iteration in one batch, and sleeps in `curl_multi_poll`. Continuations
-/// are resumed straight from this thread.
+/// Other threads never touch curl handles: they append commands to a locked queue, and wake
+/// the thread through its own eventfd only when it sleeps (``LoopWakeGate``). The thread
+/// runs `curl_multi_perform`, handles every completion of an iteration in one batch, and
+/// sleeps in `curl_multi_wait` with the eventfd as an extra descriptor. Continuations are
+/// resumed straight from this thread.
 ///
 /// The loop is also a `TaskExecutor` (``Session/taskExecutor``): jobs of tasks that prefer it
 /// run on this thread between iterations, so a task that awaits its requests there never
@@ -25,31 +26,39 @@ final class CurlLoop: Sendable {
     private struct Queue {
         var commands: [Command] = []
         var isShutDown = false
+        var gate = LoopWakeGate()
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         var threadExited = false
     }
 
     private let queue = Mutex(Queue())
-    /// The multi handle, for `curl_multi_wakeup` only, always called under `queue`'s lock so
-    /// that it never races with the cleanup (which happens after `isShutDown` is set). Nil
-    /// when libcurl could not make a multi handle; the loop then never starts.
-    private let wakeHandle: MultiHandleReference?
-    /// The loop thread's `pthread_t`, once it runs; commands it queues itself need no wakeup.
-    private let loopThread = Atomic<UInt>(0)
+    /// The eventfd that wakes the loop: written only under `queue`'s lock while the loop
+    /// sleeps or is told to shut down, so never after the loop closes it on exit. -1 when
+    /// the loop could not start.
+    private let wakeDescriptor: Int32
+    /// Why the loop could not start, if it could not.
+    private let startFailure: String?
 
     /// Starts the loop; with `networkNamespacePath` (tests), its thread first enters that
     /// network namespace, so every connection it opens leaves from there.
     init(configuration: SessionConfiguration, networkNamespacePath: String? = nil) {
         CurlGlobal.initialize()
-        guard let state = CurlLoopThreadState(configuration: configuration) else {
-            wakeHandle = nil
+        let descriptor = curlew_wake_descriptor_open()
+        let state = descriptor >= 0 ? CurlLoopThreadState(configuration: configuration) : nil
+        guard let state else {
+            if descriptor >= 0 { curlew_wake_descriptor_close(descriptor) }
+            wakeDescriptor = -1
+            startFailure = descriptor >= 0
+                ? "libcurl could not create a multi handle (out of memory)"
+                : "the session could not create its wakeup descriptor (errno \(errno))"
             queue.withLock {
                 $0.isShutDown = true
                 $0.threadExited = true
             }
             return
         }
-        wakeHandle = MultiHandleReference(state.multi)
+        wakeDescriptor = descriptor
+        startFailure = nil
         let thread = Thread { [self] in
             if let networkNamespacePath, curlew_enter_network_namespace(networkNamespacePath) != 0 {
                 // Outside its namespace the loop would reach the wrong network: it takes no transfers.
@@ -67,9 +76,7 @@ final class CurlLoop: Sendable {
     func submit(_ transfer: Transfer) -> CurlewError? {
         if enqueue(.add(transfer)) { return nil }
         let url = transfer.context.request.url
-        guard wakeHandle != nil else {
-            return CurlewError(.transport, "libcurl could not create a multi handle (out of memory)", url: url)
-        }
+        if let startFailure { return CurlewError(.transport, startFailure, url: url) }
         return CurlewError(.sessionShutdown, "the session was shut down", url: url)
     }
 
@@ -91,14 +98,12 @@ final class CurlLoop: Sendable {
     }
 
     private func enqueue(_ command: Command) -> Bool {
-        let fromLoop = isLoopThread
-        return queue.withLock { queue in
-            guard !queue.isShutDown, let wakeHandle else { return false }
-            // A non-empty queue already has a wakeup pending: the loop drains it whole. The loop
-            // thread looks at the queue before it sleeps, so it never wakes itself.
-            let needsWakeup = queue.commands.isEmpty && !fromLoop
+        queue.withLock { queue in
+            guard !queue.isShutDown else { return false }
+            // Only a sleeping loop is woken, once; an awake one (the loop thread itself
+            // included) looks at the queue before it sleeps.
             queue.commands.append(command)
-            if needsWakeup { curl_multi_wakeup(wakeHandle.pointer) }
+            if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
             return true
         }
     }
@@ -110,9 +115,9 @@ final class CurlLoop: Sendable {
             let resumeNow = queue.withLock { queue -> Bool in
                 if queue.threadExited { return true }
                 queue.shutdownWaiters.append(continuation)
-                if !queue.isShutDown, let wakeHandle {
+                if !queue.isShutDown {
                     queue.isShutDown = true
-                    curl_multi_wakeup(wakeHandle.pointer)
+                    if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
                 }
                 return false
             }
@@ -123,14 +128,10 @@ final class CurlLoop: Sendable {
     /// Starts a shutdown without waiting for it (used when a session is released).
     func shutdownInBackground() {
         queue.withLock { queue in
-            guard !queue.isShutDown, let wakeHandle else { return }
+            guard !queue.isShutDown else { return }
             queue.isShutDown = true
-            curl_multi_wakeup(wakeHandle.pointer)
+            if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
         }
-    }
-
-    private var isLoopThread: Bool {
-        loopThread.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
     // MARK: The loop thread
@@ -139,14 +140,16 @@ final class CurlLoop: Sendable {
         // Named from inside: Foundation does not pass `Thread.name` on to the OS on Linux, and
         // the name is what debuggers, profilers and `Thread.current.name` show.
         curlew_name_current_thread("Curlew.Session")
-        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var running: Int32 = 0
         var pending: [Command] = []
+        var wakeup = curl_waitfd(fd: wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
         while true {
-            let shuttingDown = queue.withLock { queue -> Bool in
+            let (shuttingDown, signalled) = queue.withLock { queue -> (Bool, Bool) in
                 swap(&pending, &queue.commands)
-                return queue.isShutDown
+                return (queue.isShutDown, queue.gate.loopAwoke())
             }
+            // Exactly one signal was written since the last drain: one read, never an empty one.
+            if signalled { _ = curlew_wake_descriptor_drain(wakeDescriptor) }
             for command in pending {
                 if case .run(let job) = command {
                     job.runSynchronously(on: asUnownedTaskExecutor())
@@ -161,8 +164,12 @@ final class CurlLoop: Sendable {
             state.checkIdleTimeouts()
             // Commands queued by this thread (jobs resumed by completions) run without sleeping.
             // With transfers in flight, wake often enough to enforce idle timeouts.
-            if queue.withLock({ $0.commands.isEmpty }) {
-                curl_multi_poll(state.multi, nil, 0, state.active.isEmpty ? 1000 : 250, nil)
+            let sleeps = queue.withLock { queue in
+                queue.gate.prepareToSleep(queueIsEmpty: queue.commands.isEmpty && !queue.isShutDown)
+            }
+            if sleeps {
+                wakeup.revents = 0
+                curl_multi_wait(state.multi, &wakeup, 1, state.active.isEmpty ? 1000 : 250, nil)
             }
         }
         let leftovers = queue.withLock { queue -> [Command] in
@@ -178,6 +185,8 @@ final class CurlLoop: Sendable {
             }
         }
         state.shutDown(leftovers: transfers)
+        // No more writes: every writer checks `isShutDown` under the lock, and it is set.
+        curlew_wake_descriptor_close(wakeDescriptor)
         let waiters = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
             queue.threadExited = true
             defer { queue.shutdownWaiters.removeAll() }
@@ -193,14 +202,6 @@ extension CurlLoop: TaskExecutor {
         let job = UnownedJob(job)
         if !enqueue(.run(job)) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
-}
-
-/// The multi handle pointer, shared only for `curl_multi_wakeup`.
-private struct MultiHandleReference: @unchecked Sendable {
-    // Safe: only passed to curl_multi_wakeup, which libcurl documents as callable from any
-    // thread, and only under CurlLoop's queue lock before the loop cleans the handle up.
-    let pointer: UnsafeMutableRawPointer
-    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }
 
 /// `curl_global_init`, once per process.
