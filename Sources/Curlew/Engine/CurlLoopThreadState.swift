@@ -62,7 +62,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             transfer.finish(.failure(reason))
             return
         }
-        let handle: UnsafeMutableRawPointer
+        let handle: EasyHandle
         do {
             handle = try handles.take(for: transfer.context.request.url)
         } catch {
@@ -72,19 +72,19 @@ final class CurlLoopThreadState: @unchecked Sendable {
         do {
             defer { if transfer.context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
             try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
-            transfer.context.trustPolicy = try handles.prepareTrust(on: handle, transfer: transfer, url: transfer.context.request.url)
+            transfer.context.trustPolicy = try handles.prepareTrust(on: handle, url: transfer.context.request.url)
             try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
             try handles.prepareUnixSocket(transfer.context.unixSocket, on: handle, url: transfer.context.request.url)
         } catch {
             recycle(handle)
-            transfer.context.handle = nil
+            transfer.context.easy = nil
             transfer.finish(.failure(error))
             return
         }
-        let code = curl_multi_add_handle(multi, handle)
+        let code = curl_multi_add_handle(multi, handle.pointer)
         guard code == CURLM_OK else {
             recycle(handle)
-            transfer.context.handle = nil
+            transfer.context.easy = nil
             let message = String(cString: curl_multi_strerror(code))
             transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: transfer.context.request.url)))
             return
@@ -101,10 +101,10 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// Takes a transfer off the multi handle and fails it with `error`.
     private func abort(_ transfer: Transfer, with error: CurlewError) {
         guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
-            let handle = transfer.context.handle
+            let handle = transfer.context.easy
         else { return }
-        curl_multi_remove_handle(multi, handle)
-        transfer.context.handle = nil
+        curl_multi_remove_handle(multi, handle.pointer)
+        transfer.context.easy = nil
         recycle(handle)
         transfer.finish(.failure(transfer.context.abandon(with: error)))
     }
@@ -136,16 +136,20 @@ final class CurlLoopThreadState: @unchecked Sendable {
         var finished: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let pointer = message.pointee.easy_handle,
+                let handle = easyHandle(for: pointer)
+            else { continue }
             let code = curlew_multi_message_result(message)
-            guard let transfer = activeTransfer(for: handle) else {
-                curl_multi_remove_handle(multi, handle)
+            guard let transfer = handle.transfer?.takeUnretainedValue(),
+                active[ObjectIdentifier(transfer)] === transfer
+            else {
+                curl_multi_remove_handle(multi, pointer)
                 recycle(handle)
                 continue
             }
             let completion = transfer.context.complete(code: code, transfer: transfer)
-            curl_multi_remove_handle(multi, handle)
-            transfer.context.handle = nil
+            curl_multi_remove_handle(multi, pointer)
+            transfer.context.easy = nil
             active.removeValue(forKey: ObjectIdentifier(transfer))
             if transfer.context.retiresHandle {
                 transfer.context.retiresHandle = false
@@ -160,15 +164,15 @@ final class CurlLoopThreadState: @unchecked Sendable {
         for (transfer, result) in finished { transfer.finish(result) }
     }
 
-    private func activeTransfer(for handle: UnsafeMutableRawPointer) -> Transfer? {
+    /// The pool's record of a libcurl handle, which `CURLOPT_PRIVATE` points at.
+    private func easyHandle(for pointer: UnsafeMutableRawPointer) -> EasyHandle? {
         var userdata: UnsafeMutableRawPointer?
-        _ = curlew_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &userdata)
+        _ = curlew_easy_getinfo_pointer(pointer, CURLINFO_PRIVATE, &userdata)
         guard let userdata else { return nil }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-        return active[ObjectIdentifier(transfer)] === transfer ? transfer : nil
+        return Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
     }
 
-    private func recycle(_ handle: UnsafeMutableRawPointer) {
+    private func recycle(_ handle: EasyHandle) {
         handles.recycle(handle)
     }
 
@@ -177,10 +181,10 @@ final class CurlLoopThreadState: @unchecked Sendable {
             CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
         }
         for transfer in active.values {
-            if let handle = transfer.context.handle {
-                curl_multi_remove_handle(multi, handle)
-                curl_easy_cleanup(handle)
-                transfer.context.handle = nil
+            if let handle = transfer.context.easy {
+                curl_multi_remove_handle(multi, handle.pointer)
+                handle.close()
+                transfer.context.easy = nil
             }
             transfer.finish(.failure(transfer.context.abandon(with: error(transfer))))
         }
