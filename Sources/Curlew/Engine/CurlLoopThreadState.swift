@@ -132,8 +132,13 @@ final class CurlLoopThreadState: @unchecked Sendable {
         }
     }
 
+    /// The transfers `processCompletions` finishes, kept between calls for its capacity.
+    private var finishedScratch: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
+
     func processCompletions() {
-        var finished: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
+        // Taken, not borrowed: a finish that reached back here would find an empty scratch.
+        var finished = finishedScratch
+        finishedScratch = []
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let pointer = message.pointee.easy_handle,
@@ -162,6 +167,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
             }
         }
         for (transfer, result) in finished { transfer.finish(result) }
+        finished.removeAll(keepingCapacity: true)
+        finishedScratch = finished
     }
 
     /// The pool's record of a libcurl handle, which `CURLOPT_PRIVATE` points at.

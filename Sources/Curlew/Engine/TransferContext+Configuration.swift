@@ -20,14 +20,15 @@ extension TransferContext {
         let options = EasyOptions(handle: easy.pointer, url: request.url)
 
         let urlText = request.url.absoluteString
-        unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText)
+        let facts = HopURLFacts(urlText)
+        unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText, facts: facts)
         try options.set(CURLOPT_URL, unixSocket?.curlURL ?? urlText)
         try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &easy.options.noProgress)
         try configureTimeouts(options, record: &easy.options)
-        try configureProtocol(options, record: &easy.options)
+        try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &easy.options)
         try configureMethodAndBody(options, transfer: transfer, record: &easy.options)
         try configureHeaders(options, sessionHeaders: sessionHeaders, record: &easy.options)
-        try configureAuthentication(options, urlText: urlText)
+        try configureAuthentication(options, facts: facts)
     }
 
     private func configureTimeouts(_ options: EasyOptions, record: inout EasyOptionRecord) throws(CurlewError) {
@@ -52,7 +53,7 @@ extension TransferContext {
         markActive()
     }
 
-    private func configureProtocol(_ options: EasyOptions, record: inout EasyOptionRecord) throws(CurlewError) {
+    private func configureProtocol(_ options: EasyOptions, isHTTPS: Bool, record: inout EasyOptionRecord) throws(CurlewError) {
         let version: Int
         switch settings.httpVersion {
         case .http1_1: version = curlew_CURL_HTTP_VERSION_1_1
@@ -63,7 +64,7 @@ extension TransferContext {
         // Wait for a connection that may multiplex only where HTTP/2 is possible; on HTTP/1.1
         // it would queue concurrent requests behind the first connection.
         let mayMultiplex = settings.httpVersion == .http2PriorKnowledge
-            || (settings.httpVersion == .http2OverTLS && request.url.scheme?.lowercased() == "https")
+            || (settings.httpVersion == .http2OverTLS && isHTTPS)
         try options.set(CURLOPT_PIPEWAIT, mayMultiplex ? 1 : 0, recorded: &record.pipeWait)
         switch mode {
         case .stream, .download:
