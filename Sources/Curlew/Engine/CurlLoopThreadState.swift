@@ -132,13 +132,11 @@ final class CurlLoopThreadState: @unchecked Sendable {
         }
     }
 
-    /// The transfers `processCompletions` finishes, kept between calls for its capacity.
-    private var finishedScratch: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
-
     func processCompletions() {
-        // Taken, not borrowed: a finish that reached back here would find an empty scratch.
-        var finished = finishedScratch
-        finishedScratch = []
+        // Finished after every completed handle is out of the multi handle. Usually there is
+        // one: it waits in `first`, and the array (which would allocate) holds any others.
+        var first: (Transfer, Result<TransferOutcome, CurlewError>)?
+        var finished: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let pointer = message.pointee.easy_handle,
@@ -162,13 +160,13 @@ final class CurlLoopThreadState: @unchecked Sendable {
             }
             recycle(handle)
             switch completion {
-            case .finished(let result): finished.append((transfer, result))
+            case .finished(let result):
+                if first == nil { first = (transfer, result) } else { finished.append((transfer, result)) }
             case .redirect: add(transfer)
             }
         }
+        if let (transfer, result) = first { transfer.finish(result) }
         for (transfer, result) in finished { transfer.finish(result) }
-        finished.removeAll(keepingCapacity: true)
-        finishedScratch = finished
     }
 
     /// The pool's record of a libcurl handle, which `CURLOPT_PRIVATE` points at.

@@ -277,7 +277,10 @@ struct EasyOptions {
         guard !hasNUL else {
             throw CurlewError(.invalidRequest, "a NUL byte in the value of libcurl option \(option.rawValue)", url: url)
         }
-        try check(curlew_easy_setopt_string(handle, option, value), option)
+        // withCString lends a native string's own bytes; passing `value` to the C parameter
+        // directly would copy them into a new array first.
+        let code = value.withCString { curlew_easy_setopt_string(handle, option, $0) }
+        try check(code, option)
     }
 
     func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {

@@ -12,8 +12,7 @@ struct TransferSettings: Sendable {
     var redirectPolicy: RedirectPolicy
     var maximumBodySize: Int
     var httpVersion: HTTPVersionPreference
-    /// The proxy in effect, and the request's own when it overrides the session's.
-    var proxy: ProxyConfiguration
+    /// The request's own proxy, when it overrides the session's.
     var proxyOverride: ProxyConfiguration?
     /// Whether progress events are wanted (someone listens to `events`).
     var reportsProgress: Bool
@@ -31,7 +30,6 @@ struct TransferSettings: Sendable {
         maximumBodySize = options.maximumBodySize ?? session.maximumBodySize
         httpVersion = options.httpVersion ?? session.httpVersion
         proxyOverride = options.proxy
-        proxy = options.proxy ?? session.proxy
         self.reportsProgress = reportsProgress
         credential = options.credential
         expectContinue = options.expectContinue ?? session.expectContinue
@@ -39,6 +37,8 @@ struct TransferSettings: Sendable {
             && options.maximumBodySize == nil
     }
 
+    /// The proxy in effect: the request's own, else the session's.
+    var proxy: ProxyConfiguration { proxyOverride ?? session.proxy }
     var decompressionLimit: DecompressionLimit { session.decompressionLimit }
     var automaticDecompression: Bool { session.automaticDecompression }
     var userAgent: String? { session.userAgent }
