@@ -70,9 +70,10 @@ struct HandleReuseTests {
             }
             return count
         }
+        // Progress starts switched off by a quiet request, and must be switched on again.
+        _ = try await progressEvents(listening: false)
         #expect(try await progressEvents(listening: true) > 1)
         _ = try await progressEvents(listening: false)
-        // Set off by the quiet request, progress must be switched on again.
         #expect(try await progressEvents(listening: true) > 1)
         await session.shutdown()
     }

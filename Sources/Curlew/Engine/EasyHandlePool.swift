@@ -5,10 +5,11 @@ import Foundation
 ///
 /// Handles are not reset between transfers. Options that are the same for every request of a
 /// session (callbacks, protocols, TLS, decoding, the share handle) are set once, when a handle
-/// is made; ``TransferContext/configure(handle:transfer:)`` then sets every option that can
-/// differ between requests, each time, so nothing of one request leaks into the next.
-/// Skipping `curl_easy_reset` and the session options saves most of the per-request cost of
-/// configuring libcurl.
+/// is made; ``TransferContext/configure(handle:transfer:sessionHeaders:)`` then gives every
+/// option that can differ between requests its value for the hop, so nothing of one request
+/// leaks into the next (calling `curl_easy_setopt` only where the handle's ``EasyOptionRecord``
+/// holds another value). Skipping `curl_easy_reset` and the session options saves most of the
+/// per-request cost of configuring libcurl.
 final class EasyHandlePool {
     let configuration: SessionConfiguration
     private let share: UnsafeMutableRawPointer?

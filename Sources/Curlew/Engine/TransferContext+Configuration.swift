@@ -23,11 +23,14 @@ extension TransferContext {
         let facts = HopURLFacts(urlText)
         unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText, facts: facts)
         try options.set(CURLOPT_URL, unixSocket?.curlURL ?? urlText)
-        try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &easy.options.noProgress)
-        try configureTimeouts(options, record: &easy.options)
-        try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &easy.options)
-        try configureMethodAndBody(options, transfer: transfer, record: &easy.options)
-        try configureHeaders(options, sessionHeaders: sessionHeaders, record: &easy.options)
+        // One access to the handle's record, written back however the hop's options end.
+        var record = easy.options
+        defer { easy.options = record }
+        try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &record.noProgress)
+        try configureTimeouts(options, record: &record)
+        try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &record)
+        try configureMethodAndBody(options, transfer: transfer, record: &record)
+        try configureHeaders(options, sessionHeaders: sessionHeaders, record: &record)
         try configureAuthentication(options, facts: facts)
     }
 
