@@ -52,6 +52,18 @@ struct HandleReuseTests {
         // Without its own limit, the next request on the handle waits as long as it takes.
         let echo = try Fixtures.echo(try await session.request(server.url("/delay/600")).data())
         #expect(echo.method == "GET")
+        #expect(echo.path == "/delay/600", "the handle's URL is the new request's")
+        await session.shutdown()
+    }
+
+    @Test func eachRequestGoesToItsOwnURLAndBackAgain() async throws {
+        let server = try await Fixtures.server()
+        let session = oneHandleSession()
+        let paths = ["/anything/a", "/anything/b", "/anything/b", "/anything/a?x=1", "/anything/a"]
+        for path in paths {
+            let echo = try Fixtures.echo(try await session.request(server.url(path)).data())
+            #expect(echo.rawTarget == path)
+        }
         await session.shutdown()
     }
 

@@ -74,6 +74,8 @@ final class EasyHandle {
 /// forgotten before its option is set and recorded only after libcurl took it, so a failed
 /// set leaves the option unknown and the next hop sets it.
 struct EasyOptionRecord: Equatable {
+    /// The URL given to `CURLOPT_URL`.
+    var url: String?
     var noProgress: Int?
     var connectTimeout: Int?
     var timeout: Int?

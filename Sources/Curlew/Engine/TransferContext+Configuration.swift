@@ -22,10 +22,17 @@ extension TransferContext {
         let urlText = request.url.absoluteString
         let facts = HopURLFacts(urlText)
         unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText, facts: facts)
-        try options.set(CURLOPT_URL, unixSocket?.curlURL ?? urlText)
         // One access to the handle's record, written back however the hop's options end.
         var record = easy.options
         defer { easy.options = record }
+        // libcurl keeps its copy of the URL set, and starts each transfer from it (also when
+        // the last one rewrote its working URL), so the same URL need not be copied again.
+        let curlURL = unixSocket?.curlURL ?? urlText
+        if record.url != curlURL {
+            record.url = nil
+            try options.set(CURLOPT_URL, curlURL)
+            record.url = curlURL
+        }
         try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &record.noProgress)
         try configureTimeouts(options, record: &record)
         try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &record)
