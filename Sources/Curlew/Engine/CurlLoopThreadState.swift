@@ -7,7 +7,9 @@ final class CurlLoopThreadState: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
     let share: UnsafeMutableRawPointer?
     let handles: EasyHandlePool
-    var active: [ObjectIdentifier: Transfer] = [:]
+    /// The handles in the multi handle, each holding its transfer (``EasyHandle/owner``) and
+    /// its index here (``EasyHandle/activeIndex``): added and removed without hashing.
+    private(set) var active: [EasyHandle] = []
 
     /// Nil when libcurl cannot make a multi handle (only when out of memory).
     init?(configuration: SessionConfiguration) {
@@ -33,22 +35,21 @@ final class CurlLoopThreadState: @unchecked Sendable {
         case .unpause(let transfer):
             // A suspended transfer stays paused: its resumption unpauses it, and the
             // callbacks pause it again if its consumer or producer is still not ready.
-            if !transfer.context.isSuspended, active[ObjectIdentifier(transfer)] != nil,
-                let handle = transfer.context.handle
-            {
+            // A transfer has a handle only while it is in the multi handle.
+            if !transfer.context.isSuspended, let handle = transfer.context.handle {
                 transfer.context.markActive()
                 curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
             }
         case .suspend(let transfer):
             transfer.context.isSuspended = true
-            if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+            if let handle = transfer.context.handle {
                 // Also before the body starts, the callbacks refuse bytes while suspended.
                 curl_easy_pause(handle, curlew_CURLPAUSE_ALL)
             }
             transfer.events?.emit(.suspended)
         case .resume(let transfer):
             transfer.context.isSuspended = false
-            if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+            if let handle = transfer.context.handle {
                 transfer.context.markActive()
                 curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
             }
@@ -89,7 +90,22 @@ final class CurlLoopThreadState: @unchecked Sendable {
             transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: transfer.context.request.url)))
             return
         }
-        active[ObjectIdentifier(transfer)] = transfer
+        handle.owner = transfer
+        handle.activeIndex = active.count
+        active.append(handle)
+    }
+
+    /// Takes `handle` out of ``active``; its transfer is no longer kept by it.
+    private func deactivate(_ handle: EasyHandle) {
+        let index = handle.activeIndex
+        guard index >= 0, index < active.count, active[index] === handle else { return }
+        let last = active.removeLast()
+        if last !== handle {
+            active[index] = last
+            last.activeIndex = index
+        }
+        handle.activeIndex = -1
+        handle.owner = nil
     }
 
     private func stop(_ transfer: Transfer) {
@@ -100,9 +116,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
 
     /// Takes a transfer off the multi handle and fails it with `error`.
     private func abort(_ transfer: Transfer, with error: CurlewError) {
-        guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
-            let handle = transfer.context.easy
-        else { return }
+        guard let handle = transfer.context.easy, handle.owner === transfer else { return }
+        deactivate(handle)
         curl_multi_remove_handle(multi, handle.pointer)
         transfer.context.easy = nil
         recycle(handle)
@@ -118,7 +133,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
         let now = ContinuousClock.now
         guard now >= nextIdleCheck, !active.isEmpty else { return }
         nextIdleCheck = now + .milliseconds(200)
-        let idle = active.values.filter { transfer in
+        let idle = active.compactMap(\.owner).filter { transfer in
             let context = transfer.context
             guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer, !context.isSuspended else {
                 return false
@@ -143,9 +158,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
                 let handle = easyHandle(for: pointer)
             else { continue }
             let code = curlew_multi_message_result(message)
-            guard let transfer = handle.transfer?.takeUnretainedValue(),
-                active[ObjectIdentifier(transfer)] === transfer
-            else {
+            guard let transfer = handle.owner, transfer.context.easy === handle else {
+                deactivate(handle)
                 curl_multi_remove_handle(multi, pointer)
                 recycle(handle)
                 continue
@@ -153,7 +167,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             let completion = transfer.context.complete(code: code, transfer: transfer)
             curl_multi_remove_handle(multi, pointer)
             transfer.context.easy = nil
-            active.removeValue(forKey: ObjectIdentifier(transfer))
+            deactivate(handle)
             if transfer.context.retiresHandle {
                 transfer.context.retiresHandle = false
                 handles.retireWhenReturned(handle)
@@ -185,7 +199,13 @@ final class CurlLoopThreadState: @unchecked Sendable {
         let error = { (transfer: Transfer) in
             CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
         }
-        for transfer in active.values {
+        let transfers = active.compactMap(\.owner)
+        for handle in active {
+            handle.owner = nil
+            handle.activeIndex = -1
+        }
+        active.removeAll()
+        for transfer in transfers {
             if let handle = transfer.context.easy {
                 curl_multi_remove_handle(multi, handle.pointer)
                 handle.close()
@@ -193,7 +213,6 @@ final class CurlLoopThreadState: @unchecked Sendable {
             }
             transfer.finish(.failure(transfer.context.abandon(with: error(transfer))))
         }
-        active.removeAll()
         for transfer in leftovers { transfer.finish(.failure(error(transfer))) }
         handles.removeAll()
         curl_multi_cleanup(multi)

@@ -18,6 +18,13 @@ final class EasyHandle {
     /// callbacks' `userdata` resolves to it. Unretained: the curl loop's `active` table keeps
     /// the transfer alive while its handle is in use.
     var transfer: Unmanaged<Transfer>?
+    /// The same transfer, retained while the handle is in the curl loop's `active` list.
+    var owner: Transfer?
+    /// The handle's index in the curl loop's `active` list; -1 when not in it.
+    var activeIndex = -1
+    /// The URL last given to `CURLOPT_URL`: libcurl starts each transfer from its copy of it,
+    /// so the same URL is not set again. Kept apart from ``options``, which stays trivial to copy.
+    var url: String?
     /// The per-request options as last set on the handle.
     var options = EasyOptionRecord()
     /// Whether a request's own proxy is set, so the session's must be set again on reuse.
@@ -64,6 +71,7 @@ final class EasyHandle {
         curl_easy_cleanup(pointer)
         errorBuffer.deallocate()
         transfer = nil
+        owner = nil
     }
 }
 
@@ -74,8 +82,6 @@ final class EasyHandle {
 /// forgotten before its option is set and recorded only after libcurl took it, so a failed
 /// set leaves the option unknown and the next hop sets it.
 struct EasyOptionRecord: Equatable {
-    /// The URL given to `CURLOPT_URL`.
-    var url: String?
     var noProgress: Int?
     var connectTimeout: Int?
     var timeout: Int?

@@ -28,10 +28,10 @@ extension TransferContext {
         // libcurl keeps its copy of the URL set, and starts each transfer from it (also when
         // the last one rewrote its working URL), so the same URL need not be copied again.
         let curlURL = unixSocket?.curlURL ?? urlText
-        if record.url != curlURL {
-            record.url = nil
+        if easy.url != curlURL {
+            easy.url = nil
             try options.set(CURLOPT_URL, curlURL)
-            record.url = curlURL
+            easy.url = curlURL
         }
         try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &record.noProgress)
         try configureTimeouts(options, record: &record)
