@@ -130,8 +130,10 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// timeout. Paused transfers wait on their consumer (or their owner, when suspended),
     /// not on the server, and are skipped.
     func checkIdleTimeouts() {
+        guard !active.isEmpty else { return }
         let now = ContinuousClock.now
-        guard now >= nextIdleCheck, !active.isEmpty else { return }
+        // `<` is the instant's own; `>=` would go through Comparable's generic default.
+        guard !(now < nextIdleCheck) else { return }
         nextIdleCheck = now + .milliseconds(200)
         let idle = active.compactMap(\.owner).filter { transfer in
             let context = transfer.context
