@@ -40,23 +40,6 @@ struct TransferSettingsTests {
         #expect(settings.reportsProgress)
     }
 
-    @Test func theConnectTimeoutInMillisecondsFollowsTheOverride() {
-        let session = sessionSettings()
-        func milliseconds(_ options: RequestOptions) -> Int {
-            TransferSettings(session: session, options: options, reportsProgress: false).connectTimeoutMilliseconds
-        }
-        #expect(milliseconds(RequestOptions()) == 3000)
-        var connect = RequestOptions()
-        connect.timeouts.connect = .milliseconds(1500)
-        #expect(milliseconds(connect) == 1500)
-        var total = RequestOptions()
-        total.timeouts.total = .seconds(1)
-        #expect(milliseconds(total) == 3000, "the session's connect limit under a request's total")
-        let none = SessionTransferSettings(configuration: SessionConfiguration())
-        let defaults = TransferSettings(session: none, options: RequestOptions(), reportsProgress: false)
-        #expect(defaults.connectTimeoutMilliseconds == (SessionConfiguration().timeouts.connect?.curlMilliseconds ?? 0))
-    }
-
     @Test func theSessionsLimitsAreCheckedOnceAndARequestsOwnEachTime() throws {
         let url = try #require(URL(string: "http://localhost/"))
         #expect(sessionSettings().limitsAreValid)

@@ -130,10 +130,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// timeout. Paused transfers wait on their consumer (or their owner, when suspended),
     /// not on the server, and are skipped.
     func checkIdleTimeouts() {
-        guard !active.isEmpty else { return }
         let now = ContinuousClock.now
-        // `<` is the instant's own; `>=` would go through Comparable's generic default.
-        guard !(now < nextIdleCheck) else { return }
+        guard now >= nextIdleCheck, !active.isEmpty else { return }
         nextIdleCheck = now + .milliseconds(200)
         let idle = active.compactMap(\.owner).filter { transfer in
             let context = transfer.context

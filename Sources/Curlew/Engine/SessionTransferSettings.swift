@@ -6,8 +6,6 @@ import HTTPTypes
 /// session's configuration.
 final class SessionTransferSettings: Sendable {
     let timeouts: Timeouts
-    /// ``timeouts``' connect limit as `CURLOPT_CONNECTTIMEOUT_MS`, worked out once.
-    let connectTimeoutMilliseconds: Int
     let redirectPolicy: RedirectPolicy
     let maximumBodySize: Int
     let decompressionLimit: DecompressionLimit
@@ -28,7 +26,6 @@ final class SessionTransferSettings: Sendable {
 
     init(configuration: SessionConfiguration) {
         timeouts = configuration.timeouts
-        connectTimeoutMilliseconds = configuration.timeouts.connect?.curlMilliseconds ?? 0
         redirectPolicy = configuration.redirectPolicy
         maximumBodySize = configuration.maximumBodySize
         decompressionLimit = configuration.decompressionLimit

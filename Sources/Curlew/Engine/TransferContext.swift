@@ -79,7 +79,7 @@ final class TransferContext: @unchecked Sendable {
     private var heldChallenge: HTTPResponse?
 
     // Progress.
-    let startInstant: ContinuousClock.Instant
+    let startInstant = ContinuousClock.now
     var lastDownloadEmit: ContinuousClock.Instant?
     private var lastUploadEmit: ContinuousClock.Instant?
     var lastDownloadBytes: Int64 = -1
@@ -89,7 +89,7 @@ final class TransferContext: @unchecked Sendable {
 
     // Idleness, checked by the loop: when bytes last moved, and whether the transfer is
     // paused because its consumer (or its upload producer) is behind, which is not idleness.
-    var lastActivity: ContinuousClock.Instant
+    var lastActivity = ContinuousClock.now
     var isWaitingOnConsumer = false
     /// Whether the owner suspended the transfer (`Request.suspend()`): set by the curl loop's
     /// commands; the body callbacks refuse bytes with a pause meanwhile.
@@ -105,9 +105,6 @@ final class TransferContext: @unchecked Sendable {
         firstURL = request.url
         self.mode = mode
         self.settings = settings
-        let now = ContinuousClock.now
-        startInstant = now
-        lastActivity = now
     }
 
     deinit {

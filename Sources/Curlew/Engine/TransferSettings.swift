@@ -22,13 +22,10 @@ struct TransferSettings: Sendable {
     var expectContinue: ExpectContinue
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
-    /// Whether the timeouts are the session's, unchanged.
-    private let usesSessionTimeouts: Bool
 
     init(session: SessionTransferSettings, options: RequestOptions, reportsProgress: Bool) {
         self.session = session
-        usesSessionTimeouts = options.timeouts == .unset
-        timeouts = usesSessionTimeouts ? session.timeouts : options.timeouts.merged(over: session.timeouts)
+        timeouts = options.timeouts == .unset ? session.timeouts : options.timeouts.merged(over: session.timeouts)
         redirectPolicy = options.redirectPolicy ?? session.redirectPolicy
         maximumBodySize = options.maximumBodySize ?? session.maximumBodySize
         httpVersion = options.httpVersion ?? session.httpVersion
@@ -36,14 +33,10 @@ struct TransferSettings: Sendable {
         self.reportsProgress = reportsProgress
         credential = options.credential
         expectContinue = options.expectContinue ?? session.expectContinue
-        usesSessionLimits = usesSessionTimeouts && options.proxy == nil && options.expectContinue == nil
+        usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
             && options.maximumBodySize == nil
     }
 
-    /// `CURLOPT_CONNECTTIMEOUT_MS` for the connect timeout: 0 (libcurl's default) for none.
-    var connectTimeoutMilliseconds: Int {
-        usesSessionTimeouts ? session.connectTimeoutMilliseconds : timeouts.connect?.curlMilliseconds ?? 0
-    }
     /// The proxy in effect: the request's own, else the session's.
     var proxy: ProxyConfiguration { proxyOverride ?? session.proxy }
     var decompressionLimit: DecompressionLimit { session.decompressionLimit }
