@@ -2,39 +2,35 @@ import CCurlShims
 import CTLSShims
 import Foundation
 
-/// libcurl's callbacks. `userdata` is always an unretained ``Transfer`` that the curl loop
-/// keeps alive while its handle is in the multi handle; all run on the curl thread.
+/// libcurl's callbacks. `userdata` is always the unretained ``EasyHandle`` of the hop, whose
+/// ``EasyHandle/transfer`` the curl loop keeps alive while the handle is in the multi handle;
+/// all run on the curl thread.
 enum CurlCallbacks {
     static let write: curlew_data_callback = { buffer, size, count, userdata in
-        guard let userdata else { return 0 }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
         return transfer.context.handleBody(bytes, transfer: transfer)
     }
 
     static let header: curlew_data_callback = { buffer, size, count, userdata in
-        guard let userdata else { return 0 }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
         return transfer.context.handleHeaderLine(bytes, transfer: transfer)
     }
 
     static let read: curlew_data_callback = { buffer, size, count, userdata in
-        guard let userdata else { return curlew_CURL_READFUNC_ABORT }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return curlew_CURL_READFUNC_ABORT }
         let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
         return transfer.context.handleRead(into: bytes)
     }
 
     static let seek: curlew_seek_callback = { userdata, offset, origin in
-        guard let userdata, origin == SEEK_SET else { return curlew_CURL_SEEKFUNC_CANTSEEK }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard let userdata, origin == SEEK_SET, let transfer = EasyHandle.transfer(from: userdata) else { return curlew_CURL_SEEKFUNC_CANTSEEK }
         return transfer.context.handleSeek(to: Int64(offset))
     }
 
     static let progress: curlew_xferinfo_callback = { userdata, downloadTotal, downloadNow, uploadTotal, uploadNow in
-        guard let userdata else { return 0 }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return 0 }
         transfer.context.handleProgress(
             downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
             uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow), transfer: transfer)
@@ -44,8 +40,7 @@ enum CurlCallbacks {
     /// After the connection (and its TLS handshake) is ready, before the request is written:
     /// runs the trust policy's check. Installed only for policies that have one.
     static let prerequest: curlew_prereq_callback = { userdata, _, _, _, _ in
-        guard let userdata else { return curlew_CURL_PREREQFUNC_ABORT }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return curlew_CURL_PREREQFUNC_ABORT }
         return transfer.context.handlePrerequest()
     }
 }

@@ -7,7 +7,9 @@ final class CurlLoopThreadState: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
     let share: UnsafeMutableRawPointer?
     let handles: EasyHandlePool
-    var active: [ObjectIdentifier: Transfer] = [:]
+    /// The handles in the multi handle, each holding its transfer (``EasyHandle/owner``) and
+    /// its index here (``EasyHandle/activeIndex``): added and removed without hashing.
+    private(set) var active: [EasyHandle] = []
 
     /// Nil when libcurl cannot make a multi handle (only when out of memory).
     init?(configuration: SessionConfiguration) {
@@ -33,22 +35,21 @@ final class CurlLoopThreadState: @unchecked Sendable {
         case .unpause(let transfer):
             // A suspended transfer stays paused: its resumption unpauses it, and the
             // callbacks pause it again if its consumer or producer is still not ready.
-            if !transfer.context.isSuspended, active[ObjectIdentifier(transfer)] != nil,
-                let handle = transfer.context.handle
-            {
+            // A transfer has a handle only while it is in the multi handle.
+            if !transfer.context.isSuspended, let handle = transfer.context.handle {
                 transfer.context.markActive()
                 curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
             }
         case .suspend(let transfer):
             transfer.context.isSuspended = true
-            if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+            if let handle = transfer.context.handle {
                 // Also before the body starts, the callbacks refuse bytes while suspended.
                 curl_easy_pause(handle, curlew_CURLPAUSE_ALL)
             }
             transfer.events?.emit(.suspended)
         case .resume(let transfer):
             transfer.context.isSuspended = false
-            if active[ObjectIdentifier(transfer)] != nil, let handle = transfer.context.handle {
+            if let handle = transfer.context.handle {
                 transfer.context.markActive()
                 curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
             }
@@ -62,7 +63,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             transfer.finish(.failure(reason))
             return
         }
-        let handle: UnsafeMutableRawPointer
+        let handle: EasyHandle
         do {
             handle = try handles.take(for: transfer.context.request.url)
         } catch {
@@ -72,24 +73,39 @@ final class CurlLoopThreadState: @unchecked Sendable {
         do {
             defer { if transfer.context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
             try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
-            transfer.context.trustPolicy = try handles.prepareTrust(on: handle, transfer: transfer, url: transfer.context.request.url)
+            transfer.context.trustPolicy = try handles.prepareTrust(on: handle, url: transfer.context.request.url)
             try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
             try handles.prepareUnixSocket(transfer.context.unixSocket, on: handle, url: transfer.context.request.url)
         } catch {
             recycle(handle)
-            transfer.context.handle = nil
+            transfer.context.easy = nil
             transfer.finish(.failure(error))
             return
         }
-        let code = curl_multi_add_handle(multi, handle)
+        let code = curl_multi_add_handle(multi, handle.pointer)
         guard code == CURLM_OK else {
             recycle(handle)
-            transfer.context.handle = nil
+            transfer.context.easy = nil
             let message = String(cString: curl_multi_strerror(code))
             transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: transfer.context.request.url)))
             return
         }
-        active[ObjectIdentifier(transfer)] = transfer
+        handle.owner = transfer
+        handle.activeIndex = active.count
+        active.append(handle)
+    }
+
+    /// Takes `handle` out of ``active``; its transfer is no longer kept by it.
+    private func deactivate(_ handle: EasyHandle) {
+        let index = handle.activeIndex
+        guard index >= 0, index < active.count, active[index] === handle else { return }
+        let last = active.removeLast()
+        if last !== handle {
+            active[index] = last
+            last.activeIndex = index
+        }
+        handle.activeIndex = -1
+        handle.owner = nil
     }
 
     private func stop(_ transfer: Transfer) {
@@ -100,11 +116,10 @@ final class CurlLoopThreadState: @unchecked Sendable {
 
     /// Takes a transfer off the multi handle and fails it with `error`.
     private func abort(_ transfer: Transfer, with error: CurlewError) {
-        guard active.removeValue(forKey: ObjectIdentifier(transfer)) != nil,
-            let handle = transfer.context.handle
-        else { return }
-        curl_multi_remove_handle(multi, handle)
-        transfer.context.handle = nil
+        guard let handle = transfer.context.easy, handle.owner === transfer else { return }
+        deactivate(handle)
+        curl_multi_remove_handle(multi, handle.pointer)
+        transfer.context.easy = nil
         recycle(handle)
         transfer.finish(.failure(transfer.context.abandon(with: error)))
     }
@@ -118,7 +133,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
         let now = ContinuousClock.now
         guard now >= nextIdleCheck, !active.isEmpty else { return }
         nextIdleCheck = now + .milliseconds(200)
-        let idle = active.values.filter { transfer in
+        let idle = active.compactMap(\.owner).filter { transfer in
             let context = transfer.context
             guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer, !context.isSuspended else {
                 return false
@@ -133,42 +148,50 @@ final class CurlLoopThreadState: @unchecked Sendable {
     }
 
     func processCompletions() {
+        // Finished after every completed handle is out of the multi handle. Usually there is
+        // one: it waits in `first`, and the array (which would allocate) holds any others.
+        var first: (Transfer, Result<TransferOutcome, CurlewError>)?
         var finished: [(Transfer, Result<TransferOutcome, CurlewError>)] = []
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let pointer = message.pointee.easy_handle,
+                let handle = easyHandle(for: pointer)
+            else { continue }
             let code = curlew_multi_message_result(message)
-            guard let transfer = activeTransfer(for: handle) else {
-                curl_multi_remove_handle(multi, handle)
+            guard let transfer = handle.owner, transfer.context.easy === handle else {
+                deactivate(handle)
+                curl_multi_remove_handle(multi, pointer)
                 recycle(handle)
                 continue
             }
             let completion = transfer.context.complete(code: code, transfer: transfer)
-            curl_multi_remove_handle(multi, handle)
-            transfer.context.handle = nil
-            active.removeValue(forKey: ObjectIdentifier(transfer))
+            curl_multi_remove_handle(multi, pointer)
+            transfer.context.easy = nil
+            deactivate(handle)
             if transfer.context.retiresHandle {
                 transfer.context.retiresHandle = false
                 handles.retireWhenReturned(handle)
             }
             recycle(handle)
             switch completion {
-            case .finished(let result): finished.append((transfer, result))
+            case .finished(let result):
+                if first == nil { first = (transfer, result) } else { finished.append((transfer, result)) }
             case .redirect: add(transfer)
             }
         }
+        if let (transfer, result) = first { transfer.finish(result) }
         for (transfer, result) in finished { transfer.finish(result) }
     }
 
-    private func activeTransfer(for handle: UnsafeMutableRawPointer) -> Transfer? {
+    /// The pool's record of a libcurl handle, which `CURLOPT_PRIVATE` points at.
+    private func easyHandle(for pointer: UnsafeMutableRawPointer) -> EasyHandle? {
         var userdata: UnsafeMutableRawPointer?
-        _ = curlew_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &userdata)
+        _ = curlew_easy_getinfo_pointer(pointer, CURLINFO_PRIVATE, &userdata)
         guard let userdata else { return nil }
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-        return active[ObjectIdentifier(transfer)] === transfer ? transfer : nil
+        return Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
     }
 
-    private func recycle(_ handle: UnsafeMutableRawPointer) {
+    private func recycle(_ handle: EasyHandle) {
         handles.recycle(handle)
     }
 
@@ -176,15 +199,20 @@ final class CurlLoopThreadState: @unchecked Sendable {
         let error = { (transfer: Transfer) in
             CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
         }
-        for transfer in active.values {
-            if let handle = transfer.context.handle {
-                curl_multi_remove_handle(multi, handle)
-                curl_easy_cleanup(handle)
-                transfer.context.handle = nil
+        let transfers = active.compactMap(\.owner)
+        for handle in active {
+            handle.owner = nil
+            handle.activeIndex = -1
+        }
+        active.removeAll()
+        for transfer in transfers {
+            if let handle = transfer.context.easy {
+                curl_multi_remove_handle(multi, handle.pointer)
+                handle.close()
+                transfer.context.easy = nil
             }
             transfer.finish(.failure(transfer.context.abandon(with: error(transfer))))
         }
-        active.removeAll()
         for transfer in leftovers { transfer.finish(.failure(error(transfer))) }
         handles.removeAll()
         curl_multi_cleanup(multi)

@@ -12,7 +12,7 @@ extension EasyHandlePool {
     /// pooled handle keeps nothing of an earlier one. libcurl only reuses a connection whose
     /// TLS settings (verification, CA blob and path, version, client certificate) equal the
     /// request's, and the post-handshake check runs on reused connections too.
-    func prepareTrust(on handle: UnsafeMutableRawPointer, transfer: Transfer, url: URL) throws(CurlewError) -> ResolvedTrustPolicy? {
+    func prepareTrust(on handle: EasyHandle, url: URL) throws(CurlewError) -> ResolvedTrustPolicy? {
         let resolved: ResolvedTrust
         switch trust {
         case .success(let value): resolved = value
@@ -20,32 +20,28 @@ extension EasyHandlePool {
             throw CurlewError(.invalidRequest, "the session's trust configuration cannot be used: \(problem.message)", url: url)
         }
         if resolved.isUniform && !resolved.uniformPolicyActsPerRequest { return nil }
-        let options = EasyOptions(handle: handle, url: url)
         let policy = resolved.policy(forHost: url.host ?? "")
         // A uniform policy was applied when the handle was made (see `applyUniformTrust`).
-        if !resolved.isUniform, appliedTrustPolicy[handle] != policy.index {
+        if !resolved.isUniform, handle.trustPolicyIndex != policy.index {
             // Forget the old policy first: if setting the new one fails half way, the next
             // request sets it all again.
-            appliedTrustPolicy.removeValue(forKey: handle)
-            try apply(policy, options)
-            appliedTrustPolicy[handle] = policy.index
+            handle.trustPolicyIndex = nil
+            try apply(policy, EasyOptions(handle: handle.pointer, url: url))
+            handle.trustPolicyIndex = policy.index
         }
-        if policy.postHandshakeCheck != nil {
-            let userdata = Unmanaged.passUnretained(transfer).toOpaque()
-            try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata), "CURLOPT_PREREQDATA")
-        }
+        // `CURLOPT_PREREQDATA` points at the handle, whose transfer the callback reads.
         logIfInsecure(policy, url: url)
         return resolved.isUniform && policy.postHandshakeCheck == nil ? nil : policy
     }
 
     /// Sets a uniform trust configuration's policy on a new handle, unless libcurl's defaults
     /// are that policy already.
-    func applyUniformTrust(on handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
+    func applyUniformTrust(on handle: EasyHandle, url: URL) throws(CurlewError) {
         guard case .success(let resolved) = trust, resolved.isUniform, let policy = resolved.policies.first,
             !policy.isLibcurlDefault
         else { return }
-        try apply(policy, EasyOptions(handle: handle, url: url))
-        appliedTrustPolicy[handle] = policy.index
+        try apply(policy, EasyOptions(handle: handle.pointer, url: url))
+        handle.trustPolicyIndex = policy.index
     }
 
     /// Warns, once per session and policy, that a request goes out without any TLS checks.

@@ -5,14 +5,15 @@ import Foundation
 ///
 /// Handles are not reset between transfers. Options that are the same for every request of a
 /// session (callbacks, protocols, TLS, decoding, the share handle) are set once, when a handle
-/// is made; ``TransferContext/configure(handle:transfer:)`` then sets every option that can
-/// differ between requests, each time, so nothing of one request leaks into the next.
-/// Skipping `curl_easy_reset` and the session options saves most of the per-request cost of
-/// configuring libcurl.
+/// is made; ``TransferContext/configure(handle:transfer:sessionHeaders:)`` then gives every
+/// option that can differ between requests its value for the hop, so nothing of one request
+/// leaks into the next (calling `curl_easy_setopt` only where the handle's ``EasyOptionRecord``
+/// holds another value). Skipping `curl_easy_reset` and the session options saves most of the
+/// per-request cost of configuring libcurl.
 final class EasyHandlePool {
     let configuration: SessionConfiguration
     private let share: UnsafeMutableRawPointer?
-    private var idle: [UnsafeMutableRawPointer] = []
+    private var idle: [EasyHandle] = []
     private let maximumIdle = 256
     /// The headers every request gets — the session's default headers, User-Agent and
     /// Accept-Language — as one libcurl list, made once and shared by the requests that add none
@@ -20,18 +21,10 @@ final class EasyHandlePool {
     private(set) var sessionHeaders: UnsafeMutablePointer<curl_slist>?
     /// `no_proxy` and the loopback hosts, read once: what the environment proxy skips.
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
-    /// Handles whose proxy options a request overrode; the session's are set again on reuse.
-    private var proxyOverridden: Set<UnsafeMutableRawPointer> = []
-    /// Handles whose last hop went over a Unix-domain socket; the option is cleared on reuse.
-    private var onUnixSocket: Set<UnsafeMutableRawPointer> = []
     /// The session's trust configuration, checked once (see ``ResolvedTrust``).
     let trust: Result<ResolvedTrust, TrustConfigurationProblem>
-    /// The index of the trust policy whose options each handle has, when not libcurl's defaults.
-    var appliedTrustPolicy: [UnsafeMutableRawPointer: Int] = [:]
     /// Policies without evaluation whose use was already logged.
     var loggedInsecurePolicies: Set<Int> = []
-    /// Handles that carried credentials, freed when they come back (see ``retireWhenReturned(_:)``).
-    private var retiring: Set<UnsafeMutableRawPointer> = []
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
         self.configuration = configuration
@@ -50,16 +43,16 @@ final class EasyHandlePool {
     }
 
     /// A configured handle, reused when one is idle.
-    func take(for url: URL) throws(CurlewError) -> UnsafeMutableRawPointer {
+    func take(for url: URL) throws(CurlewError) -> EasyHandle {
         if let handle = idle.popLast() { return handle }
-        guard let handle = curl_easy_init() else {
+        guard let handle = EasyHandle() else {
             throw CurlewError(.transport, "curl_easy_init failed: out of memory", url: url)
         }
         do {
             try configureSessionOptions(handle, url: url)
             try applyUniformTrust(on: handle, url: url)
         } catch {
-            curl_easy_cleanup(handle)
+            handle.close()
             throw error
         }
         return handle
@@ -68,39 +61,34 @@ final class EasyHandlePool {
     /// Marks a handle that carried credentials: ``recycle(_:)`` frees it instead of pooling it,
     /// so that libcurl's authentication state (the method it picked, a Digest nonce) never
     /// reaches another request.
-    func retireWhenReturned(_ handle: UnsafeMutableRawPointer) {
-        retiring.insert(handle)
+    func retireWhenReturned(_ handle: EasyHandle) {
+        handle.retiring = true
     }
 
     /// Returns a handle that is no longer in the multi handle.
-    func recycle(_ handle: UnsafeMutableRawPointer) {
-        // A retired handle is freed like one the pool has no room for: by the same code, so that
-        // everything the pool remembers about the handle is forgotten with it.
-        let retired = !retiring.isEmpty && retiring.remove(handle) != nil
-        if !retired, idle.count < maximumIdle {
+    func recycle(_ handle: EasyHandle) {
+        handle.transfer = nil
+        // A retired handle is freed like one the pool has no room for; what the pool knows
+        // about a handle lives in its ``EasyHandle`` and goes with it.
+        if !handle.retiring, idle.count < maximumIdle {
             idle.append(handle)
         } else {
-            proxyOverridden.remove(handle)
-            onUnixSocket.remove(handle)
-            appliedTrustPolicy.removeValue(forKey: handle)
-            curl_easy_cleanup(handle)
+            handle.close()
         }
     }
 
     /// Frees every idle handle.
     func removeAll() {
-        for handle in idle { curl_easy_cleanup(handle) }
+        for handle in idle { handle.close() }
         idle.removeAll()
-        proxyOverridden.removeAll()
-        onUnixSocket.removeAll()
-        appliedTrustPolicy.removeAll()
-        retiring.removeAll()
         if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
         sessionHeaders = nil
     }
 
-    private func configureSessionOptions(_ handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
+    private func configureSessionOptions(_ easy: EasyHandle, url: URL) throws(CurlewError) {
+        let handle = easy.pointer
         let options = EasyOptions(handle: handle, url: url)
+        try easy.setStableOptions(options)
         try options.set(CURLOPT_NOSIGNAL, 1)
         try options.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -124,25 +112,28 @@ final class EasyHandlePool {
 
     /// Sets a request's own proxy on `handle`, or the session's again where an earlier request
     /// overrode it; nothing for the common case of neither.
-    func prepareProxy(_ override: ProxyConfiguration?, on handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
-        let options = EasyOptions(handle: handle, url: url)
+    func prepareProxy(_ override: ProxyConfiguration?, on handle: EasyHandle, url: URL) throws(CurlewError) {
         if let override {
-            try applyProxy(override, options)
-            proxyOverridden.insert(handle)
-        } else if !proxyOverridden.isEmpty, proxyOverridden.remove(handle) != nil {
-            try applyProxy(configuration.proxy, options)
+            // Marked first: if setting it fails half way, the session's are set again on reuse.
+            handle.proxyOverridden = true
+            try applyProxy(override, EasyOptions(handle: handle.pointer, url: url))
+        } else if handle.proxyOverridden {
+            try applyProxy(configuration.proxy, EasyOptions(handle: handle.pointer, url: url))
+            handle.proxyOverridden = false
         }
     }
 
     /// Points `handle` at the hop's Unix-domain socket, or clears the socket an earlier hop
     /// left on it; nothing for the common case of neither.
-    func prepareUnixSocket(_ route: UnixSocketRoute?, on handle: UnsafeMutableRawPointer, url: URL) throws(CurlewError) {
-        let options = EasyOptions(handle: handle, url: url)
+    func prepareUnixSocket(_ route: UnixSocketRoute?, on handle: EasyHandle, url: URL) throws(CurlewError) {
+        let options = EasyOptions(handle: handle.pointer, url: url)
         if let route {
+            handle.onUnixSocket = true
             try options.set(CURLOPT_UNIX_SOCKET_PATH, route.path)
-            onUnixSocket.insert(handle)
-        } else if !onUnixSocket.isEmpty, onUnixSocket.remove(handle) != nil {
-            try options.check(curlew_easy_setopt_string(handle, CURLOPT_UNIX_SOCKET_PATH, nil), CURLOPT_UNIX_SOCKET_PATH)
+        } else if handle.onUnixSocket {
+            try options.check(
+                curlew_easy_setopt_string(handle.pointer, CURLOPT_UNIX_SOCKET_PATH, nil), CURLOPT_UNIX_SOCKET_PATH)
+            handle.onUnixSocket = false
         }
     }
 

@@ -30,9 +30,9 @@ extension TransferContext {
     /// libcurl sends them with Basic and keeps Basic picked on the handle, so that handle is
     /// retired like any other — pooled, it made a later `.any` request send its password before
     /// any challenge.
-    func configureAuthentication(_ options: EasyOptions, urlText: String) throws(CurlewError) {
+    func configureAuthentication(_ options: EasyOptions, facts: HopURLFacts) throws(CurlewError) {
         guard let credential = hopCredential else {
-            hopCarriesCredentials = Self.hasUserInfo(urlText)
+            hopCarriesCredentials = facts.hasUserInfo
             return
         }
         try credential.validate(url: request.url)
@@ -46,17 +46,6 @@ extension TransferContext {
     /// Whether the authority of `urlText` (between `://` and the next `/`, `?` or `#`) holds
     /// an `@`, that is a user name, perhaps with a password.
     static func hasUserInfo(_ urlText: String) -> Bool {
-        var utf8 = urlText.utf8[...]
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        utf8 = utf8[utf8.index(after: colon)...]
-        guard utf8.starts(with: "//".utf8) else { return false }
-        for byte in utf8.dropFirst(2) {
-            switch byte {
-            case UInt8(ascii: "@"): return true
-            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
-            default: continue
-            }
-        }
-        return false
+        HopURLFacts(urlText).hasUserInfo
     }
 }

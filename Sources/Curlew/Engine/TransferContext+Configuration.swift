@@ -5,41 +5,47 @@ import HTTPTypes
 extension TransferContext {
     /// Sets every per-request option of a pooled handle for the current hop. Session-wide
     /// options were set when the pool made the handle (see ``EasyHandlePool``); each option
-    /// set here is set on every hop, so nothing of an earlier request survives.
+    /// set here has a value for every hop, so nothing of an earlier request survives. The
+    /// handle's ``EasyHandle/options`` record skips the `curl_easy_setopt` of a value the
+    /// handle has already.
     ///
     /// `sessionHeaders` is the session's shared list of the headers every request gets (see
     /// ``EasyHandlePool/sessionHeaders``), used as is by requests that add none of their own.
     func configure(
-        handle: UnsafeMutableRawPointer, transfer: Transfer, sessionHeaders: UnsafeMutablePointer<curl_slist>?
+        handle easy: EasyHandle, transfer: Transfer, sessionHeaders: UnsafeMutablePointer<curl_slist>?
     ) throws(CurlewError) {
-        self.handle = handle
+        self.easy = easy
+        easy.transfer = Unmanaged.passUnretained(transfer)
         resetHop()
-        let options = EasyOptions(handle: handle, url: request.url)
-        let userdata = Unmanaged.passUnretained(transfer).toOpaque()
+        let options = EasyOptions(handle: easy.pointer, url: request.url)
 
         let urlText = request.url.absoluteString
-        unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText)
-        try options.set(CURLOPT_URL, unixSocket?.curlURL ?? urlText)
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_PRIVATE, userdata), "CURLOPT_PRIVATE")
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata), "CURLOPT_WRITEDATA")
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata), "CURLOPT_HEADERDATA")
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata), "CURLOPT_READDATA")
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata), "CURLOPT_SEEKDATA")
-        try options.check(curlew_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata), "CURLOPT_XFERINFODATA")
-        try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1)
-        try configureTimeouts(options)
-        try configureProtocol(options)
-        try configureMethodAndBody(options, transfer: transfer)
-        try configureHeaders(options, sessionHeaders: sessionHeaders)
-        try configureAuthentication(options, urlText: urlText)
+        let facts = HopURLFacts(urlText)
+        unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText, facts: facts)
+        // One access to the handle's record, written back however the hop's options end.
+        var record = easy.options
+        defer { easy.options = record }
+        // libcurl keeps its copy of the URL set, and starts each transfer from it (also when
+        // the last one rewrote its working URL), so the same URL need not be copied again.
+        let curlURL = unixSocket?.curlURL ?? urlText
+        if easy.url != curlURL {
+            easy.url = nil
+            try options.set(CURLOPT_URL, curlURL)
+            easy.url = curlURL
+        }
+        try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &record.noProgress)
+        try configureTimeouts(options, record: &record)
+        try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &record)
+        try configureMethodAndBody(options, transfer: transfer, record: &record)
+        try configureHeaders(options, sessionHeaders: sessionHeaders, record: &record)
+        try configureAuthentication(options, facts: facts)
     }
 
-    private func configureTimeouts(_ options: EasyOptions) throws(CurlewError) {
+    private func configureTimeouts(_ options: EasyOptions, record: inout EasyOptionRecord) throws(CurlewError) {
         try settings.validate(url: request.url)
         let timeouts = settings.timeouts
         // 0 restores libcurl's defaults: 300 s to connect, no total limit.
-        try options.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.curlMilliseconds ?? 0)
+        try options.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.curlMilliseconds ?? 0, recorded: &record.connectTimeout)
         var totalMilliseconds = 0
         if let total = timeouts.total {
             let remaining = total - (ContinuousClock.now - startInstant)
@@ -48,26 +54,28 @@ extension TransferContext {
             }
             totalMilliseconds = remaining.curlMilliseconds
         }
-        try options.set(CURLOPT_TIMEOUT_MS, totalMilliseconds)
-        // Both set on every hop (0 turns the check off): pooled handles keep their options.
-        try options.set(CURLOPT_LOW_SPEED_LIMIT, timeouts.minimumSpeed?.bytesPerSecond ?? 0)
-        try options.set(CURLOPT_LOW_SPEED_TIME, timeouts.minimumSpeed?.curlSeconds ?? 0)
+        try options.set(CURLOPT_TIMEOUT_MS, totalMilliseconds, recorded: &record.timeout)
+        // Both have a value on every hop (0 turns the check off): pooled handles keep their options.
+        try options.set(CURLOPT_LOW_SPEED_LIMIT, timeouts.minimumSpeed?.bytesPerSecond ?? 0, recorded: &record.lowSpeedLimit)
+        try options.set(CURLOPT_LOW_SPEED_TIME, timeouts.minimumSpeed?.curlSeconds ?? 0, recorded: &record.lowSpeedTime)
         // The idle timeout is enforced by the curl loop (see CurlLoop.checkIdleTimeouts), not by
         // libcurl's low-speed check, which averages over several seconds and fires late.
         markActive()
     }
 
-    private func configureProtocol(_ options: EasyOptions) throws(CurlewError) {
-        let isTLS = request.url.scheme?.lowercased() == "https"
+    private func configureProtocol(_ options: EasyOptions, isHTTPS: Bool, record: inout EasyOptionRecord) throws(CurlewError) {
+        let version: Int
         switch settings.httpVersion {
-        case .http1_1: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_1_1)
-        case .http2OverTLS: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_2TLS)
-        case .http2PriorKnowledge: try options.set(CURLOPT_HTTP_VERSION, curlew_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        case .http1_1: version = curlew_CURL_HTTP_VERSION_1_1
+        case .http2OverTLS: version = curlew_CURL_HTTP_VERSION_2TLS
+        case .http2PriorKnowledge: version = curlew_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
         }
+        try options.set(CURLOPT_HTTP_VERSION, version, recorded: &record.httpVersion)
         // Wait for a connection that may multiplex only where HTTP/2 is possible; on HTTP/1.1
         // it would queue concurrent requests behind the first connection.
-        let mayMultiplex = settings.httpVersion == .http2PriorKnowledge || (isTLS && settings.httpVersion == .http2OverTLS)
-        try options.set(CURLOPT_PIPEWAIT, mayMultiplex ? 1 : 0)
+        let mayMultiplex = settings.httpVersion == .http2PriorKnowledge
+            || (settings.httpVersion == .http2OverTLS && isHTTPS)
+        try options.set(CURLOPT_PIPEWAIT, mayMultiplex ? 1 : 0, recorded: &record.pipeWait)
         switch mode {
         case .stream, .download:
             // Larger reads for bulk bodies. Best effort: libcurl 7.88 refuses a new size while a
@@ -77,7 +85,9 @@ extension TransferContext {
         }
     }
 
-    private func configureMethodAndBody(_ options: EasyOptions, transfer: Transfer) throws(CurlewError) {
+    private func configureMethodAndBody(
+        _ options: EasyOptions, transfer: Transfer, record: inout EasyOptionRecord
+    ) throws(CurlewError) {
         let method = request.method
         upload?.close()
         upload = nil
@@ -85,9 +95,13 @@ extension TransferContext {
         uploadedBytes = 0
         bodyStarted = false
         // HTTPGET clears POST, NOBODY and UPLOAD from an earlier request on this handle, and a
-        // NULL CUSTOMREQUEST clears its method.
-        try options.set(CURLOPT_HTTPGET, 1)
-        try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
+        // NULL CUSTOMREQUEST clears its method: skipped when the last hop left them so.
+        if !record.plainGet {
+            try options.set(CURLOPT_HTTPGET, 1)
+            try options.check(curlew_easy_setopt_string(options.handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
+        }
+        // Anything but a GET without body changes the method options below.
+        record.plainGet = request.body == nil && method == .get
         guard let body = request.body else {
             if !request.headerFields.isEmpty, let stated = request.headerFields[.contentLength], stated != "0" {
                 throw CurlewError(
@@ -159,16 +173,21 @@ extension TransferContext {
     }
 
     private func configureHeaders(
-        _ options: EasyOptions, sessionHeaders: UnsafeMutablePointer<curl_slist>?
+        _ options: EasyOptions, sessionHeaders: UnsafeMutablePointer<curl_slist>?, record: inout EasyOptionRecord
     ) throws(CurlewError) {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
         if request.headerFields.isEmpty, request.body == nil, request.method != .post, settings.cookieStorage == nil,
             let sessionHeaders
         {
-            try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, sessionHeaders), "CURLOPT_HTTPHEADER")
+            // The session's list lives as long as the handles: set once, it stays valid.
+            if !record.sessionHeaders {
+                try options.check(curlew_easy_setopt_slist(options.handle, CURLOPT_HTTPHEADER, sessionHeaders), "CURLOPT_HTTPHEADER")
+                record.sessionHeaders = true
+            }
             return
         }
+        record.sessionHeaders = false
         var fields = Self.withSessionHeaders(
             request.headerFields, userAgent: settings.userAgent, acceptLanguage: settings.acceptLanguage,
             defaults: settings.defaultHeaders)
@@ -268,7 +287,10 @@ struct EasyOptions {
         guard !hasNUL else {
             throw CurlewError(.invalidRequest, "a NUL byte in the value of libcurl option \(option.rawValue)", url: url)
         }
-        try check(curlew_easy_setopt_string(handle, option, value), option)
+        // withCString lends a native string's own bytes; passing `value` to the C parameter
+        // directly would copy them into a new array first.
+        let code = value.withCString { curlew_easy_setopt_string(handle, option, $0) }
+        try check(code, option)
     }
 
     func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {

@@ -18,9 +18,14 @@ final class TransferContext: @unchecked Sendable {
     let firstURL: URL
     let mode: Transfer.Mode
     let settings: TransferSettings
-    let errorBuffer: UnsafeMutablePointer<CChar>
 
-    @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
+    /// The pooled easy handle of the current hop, while it is in the multi handle.
+    @exclusivity(unchecked) var easy: EasyHandle?
+    /// The libcurl handle of the current hop, while it is in the multi handle.
+    var handle: UnsafeMutableRawPointer? { easy?.pointer }
+    /// libcurl's message about the current hop's failure: the handle's error buffer, which
+    /// libcurl fills when the hop fails.
+    var errorBuffer: UnsafePointer<CChar> { easy.map { UnsafePointer($0.errorBuffer) } ?? EmptyCString.pointer }
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     @exclusivity(unchecked) var upload: UploadSource?
     @exclusivity(unchecked) var uploadPump: UploadPump?
@@ -98,8 +103,6 @@ final class TransferContext: @unchecked Sendable {
         firstURL = request.url
         self.mode = mode
         self.settings = settings
-        errorBuffer = .allocate(capacity: Int(curlew_CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(curlew_CURL_ERROR_SIZE) + 1)
     }
 
     deinit {
@@ -107,7 +110,6 @@ final class TransferContext: @unchecked Sendable {
         upload?.close()
         uploadPump?.stop()
         downloadFile?.discard()
-        errorBuffer.deallocate()
     }
 
     /// Clears what belongs to one hop before the next is configured.
@@ -121,7 +123,7 @@ final class TransferContext: @unchecked Sendable {
         hopSendsExpect = false
         body = Data()
         decoder = nil
-        errorBuffer[0] = 0
+        easy?.errorBuffer[0] = 0
     }
 
     func fail(_ kind: CurlewError.Kind, _ message: String) {

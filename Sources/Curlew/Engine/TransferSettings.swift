@@ -2,62 +2,75 @@ import Foundation
 import HTTPTypes
 
 /// The session's settings with one request's overrides applied.
+///
+/// The session's part is shared (``SessionTransferSettings``, made once per session); only
+/// the values a request may override are stored here.
 struct TransferSettings: Sendable {
+    /// The session's settings.
+    let session: SessionTransferSettings
     var timeouts: Timeouts
     var redirectPolicy: RedirectPolicy
     var maximumBodySize: Int
-    var decompressionLimit: DecompressionLimit
-    var automaticDecompression: Bool
     var httpVersion: HTTPVersionPreference
-    /// The proxy in effect, and the request's own when it overrides the session's.
-    var proxy: ProxyConfiguration
+    /// The request's own proxy, when it overrides the session's.
     var proxyOverride: ProxyConfiguration?
-    var userAgent: String?
-    var acceptLanguage: String?
-    var defaultHeaders: HTTPFields
-    var progressInterval: Duration
-    var streamBufferSize: Int
     /// Whether progress events are wanted (someone listens to `events`).
     var reportsProgress: Bool
-    /// Where cookies are read from and stored at each hop; nil when cookies are off.
-    var cookieStorage: (any CookieStorage)?
     /// The request's own credentials, for the origin of its URL.
     var credential: HTTPCredential?
-    /// The session's credentials, by origin.
-    var credentials: CredentialStore
     /// When a body is preceded by `Expect: 100-continue`.
     var expectContinue: ExpectContinue
+    /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
+    private let usesSessionLimits: Bool
 
-    init(configuration: SessionConfiguration, options: RequestOptions, reportsProgress: Bool) {
-        timeouts = options.timeouts.merged(over: configuration.timeouts)
-        redirectPolicy = options.redirectPolicy ?? configuration.redirectPolicy
-        maximumBodySize = options.maximumBodySize ?? configuration.maximumBodySize
-        decompressionLimit = configuration.decompressionLimit
-        automaticDecompression = configuration.automaticDecompression
-        httpVersion = options.httpVersion ?? configuration.httpVersion
+    init(session: SessionTransferSettings, options: RequestOptions, reportsProgress: Bool) {
+        self.session = session
+        timeouts = options.timeouts == .unset ? session.timeouts : options.timeouts.merged(over: session.timeouts)
+        redirectPolicy = options.redirectPolicy ?? session.redirectPolicy
+        maximumBodySize = options.maximumBodySize ?? session.maximumBodySize
+        httpVersion = options.httpVersion ?? session.httpVersion
         proxyOverride = options.proxy
-        proxy = options.proxy ?? configuration.proxy
-        userAgent = configuration.userAgent
-        acceptLanguage = configuration.acceptLanguage
-        defaultHeaders = configuration.defaultHeaders
-        progressInterval = configuration.progressInterval
-        streamBufferSize = configuration.streamBufferSize
         self.reportsProgress = reportsProgress
-        cookieStorage = configuration.cookieStorage
         credential = options.credential
-        credentials = configuration.credentials
-        expectContinue = options.expectContinue ?? configuration.expectContinue
+        expectContinue = options.expectContinue ?? session.expectContinue
+        usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
+            && options.maximumBodySize == nil
     }
+
+    /// The proxy in effect: the request's own, else the session's.
+    var proxy: ProxyConfiguration { proxyOverride ?? session.proxy }
+    var decompressionLimit: DecompressionLimit { session.decompressionLimit }
+    var automaticDecompression: Bool { session.automaticDecompression }
+    var userAgent: String? { session.userAgent }
+    var acceptLanguage: String? { session.acceptLanguage }
+    var defaultHeaders: HTTPFields { session.defaultHeaders }
+    var progressInterval: Duration { session.progressInterval }
+    var streamBufferSize: Int { session.streamBufferSize }
+    /// Where cookies are read from and stored at each hop; nil when cookies are off.
+    var cookieStorage: (any CookieStorage)? { session.cookieStorage }
+    /// The session's credentials, by origin.
+    var credentials: CredentialStore { session.credentials }
 }
 
 extension TransferSettings {
     /// Rejects limits that cannot mean what they say: a zero or negative timeout (libcurl
     /// would take it as "the default" or as 1 ms) and a negative body size. `nil` is the
     /// way to say "no limit".
+    ///
+    /// The session's own limits are checked once, when the session is made; a request that
+    /// overrides none of them costs nothing here.
     func validate(url: URL) throws(CurlewError) {
-        try Self.check(timeouts.connect, "connect", url: url)
-        try Self.check(timeouts.total, "total", url: url)
-        try Self.check(timeouts.idle, "idle", url: url)
+        if usesSessionLimits && session.limitsAreValid { return }
+        try Self.validate(
+            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize, url: url)
+    }
+
+    static func validate(
+        timeouts: Timeouts, proxy: ProxyConfiguration, expectContinue: ExpectContinue, maximumBodySize: Int, url: URL
+    ) throws(CurlewError) {
+        try check(timeouts.connect, "connect", url: url)
+        try check(timeouts.total, "total", url: url)
+        try check(timeouts.idle, "idle", url: url)
         if let speed = timeouts.minimumSpeed, speed.bytesPerSecond <= 0 || speed.window <= .zero {
             throw CurlewError(
                 .invalidRequest,

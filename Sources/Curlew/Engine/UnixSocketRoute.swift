@@ -17,11 +17,11 @@ struct UnixSocketRoute: Sendable, Equatable {
     static let maximumPathLength = 107
 
     /// The route of `request`'s hop, or nil for a hop over TCP. The common case costs a look at
-    /// the option and at the first bytes of the URL (`urlText`, its `absoluteString`).
-    static func resolve(_ request: OutgoingRequest, urlText: String? = nil) throws(CurlewError) -> UnixSocketRoute? {
+    /// the option and at `facts` (of the URL's text `urlText`, its `absoluteString`).
+    static func resolve(_ request: OutgoingRequest, urlText: String? = nil, facts: HopURLFacts? = nil) throws(CurlewError) -> UnixSocketRoute? {
         let option = request.options.unixSocketPath
         let text = urlText ?? request.url.absoluteString
-        let inURL = hasUnixScheme(text)
+        let inURL = (facts ?? HopURLFacts(text)).isUnixScheme
         guard option != nil || inURL else { return nil }
         guard inURL else {
             let path = option ?? ""
@@ -51,17 +51,6 @@ struct UnixSocketRoute: Sendable, Equatable {
             throw CurlewError(.invalidURL, "the http+unix URL has no http equivalent", url: url)
         }
         return UnixSocketRoute(path: path, curlURL: curlURL)
-    }
-
-    /// Whether a URL's text starts with `http+unix:`, in any case.
-    static func hasUnixScheme(_ text: String) -> Bool {
-        var bytes = text.utf8.makeIterator()
-        // The fifth byte tells: `:` for http, `s` for https, `+` for http+unix.
-        for expected in "http+unix:".utf8 {
-            guard let byte = bytes.next() else { return false }
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
-        }
-        return true
     }
 
     /// Whether `url` is an `http+unix` URL.

@@ -196,7 +196,7 @@ extension RequestCore {
             let sent = CacheRules.conditional(request, for: entry) ?? request
             let transfer = Transfer(
                 request: sent, mode: .collect,
-                settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: false),
+                settings: TransferSettings(session: session.transferSettings, options: request.options, reportsProgress: false),
                 events: nil, loop: session.loop)
             let requestTime = cache.now()
             guard let outcome = try? await transfer.outcome() else { return }

@@ -33,7 +33,7 @@ extension RequestCore {
             let transfer = Transfer(
                 request: request, mode: .stream,
                 settings: TransferSettings(
-                    configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
+                    session: session.transferSettings, options: request.options, reportsProgress: events.hasListeners),
                 events: events, loop: session.loop, probe: probe)
             state.withLock { $0.adaptedRequest = request }
             try register(transfer)

@@ -37,7 +37,7 @@ extension RequestCore {
                 let transfer = Transfer(
                     request: request, mode: .stream,
                     settings: TransferSettings(
-                        configuration: session.configuration, options: request.options,
+                        session: session.transferSettings, options: request.options,
                         reportsProgress: events.hasListeners),
                     events: events, loop: session.loop)
                 state.withLock { $0.adaptedRequest = request }

@@ -331,7 +331,7 @@ final class RequestCore: Sendable {
     {
         let transfer = Transfer(
             request: request, mode: mode,
-            settings: TransferSettings(configuration: session.configuration, options: request.options, reportsProgress: events.hasListeners),
+            settings: TransferSettings(session: session.transferSettings, options: request.options, reportsProgress: events.hasListeners),
             events: events, loop: session.loop)
         try register(transfer)
         return try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)

@@ -26,6 +26,8 @@ public actor Session {
     nonisolated let loop: CurlLoop
     /// Tracing and metrics, resolved once.
     nonisolated let instrumentation: SessionInstrumentation
+    /// The session's part of every transfer's settings, made once.
+    nonisolated let transferSettings: SessionTransferSettings
 
     /// A process-wide session with the default configuration. Never shut it down.
     public static let shared = Session()
@@ -36,6 +38,7 @@ public actor Session {
         self.interceptors = interceptors
         loop = CurlLoop(configuration: configuration)
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
+        transferSettings = SessionTransferSettings(configuration: configuration)
     }
 
     /// A session whose thread runs in the network namespace at `networkNamespacePath` (such as
@@ -45,6 +48,7 @@ public actor Session {
         self.interceptors = interceptors
         loop = CurlLoop(configuration: configuration, networkNamespacePath: networkNamespacePath)
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
+        transferSettings = SessionTransferSettings(configuration: configuration)
     }
 
     deinit {

@@ -1,0 +1,118 @@
+import CCurlShims
+
+/// One libcurl easy handle of the curl thread's pool, with what the pool knows about it.
+///
+/// The handle's callback data (`CURLOPT_WRITEDATA` and the others) and `CURLOPT_PRIVATE`
+/// point at this object, set once when the handle is made: a hop only stores its
+/// ``Transfer`` in ``transfer``, and the callbacks find it there. The error buffer belongs to
+/// the handle for the same reason. ``options`` remembers the per-request options last set, so
+/// that a hop sets only those whose value differs from the previous hop's (see
+/// ``EasyOptionRecord``).
+///
+/// Used by the curl thread only: the pool makes, lends and frees it there.
+final class EasyHandle {
+    let pointer: UnsafeMutableRawPointer
+    /// libcurl's `CURLOPT_ERRORBUFFER`, cleared before each hop.
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The transfer whose hop the handle carries, while it is in the multi handle; the
+    /// callbacks' `userdata` resolves to it. Unretained: the curl loop's `active` table keeps
+    /// the transfer alive while its handle is in use.
+    var transfer: Unmanaged<Transfer>?
+    /// The same transfer, retained while the handle is in the curl loop's `active` list.
+    var owner: Transfer?
+    /// The handle's index in the curl loop's `active` list; -1 when not in it.
+    var activeIndex = -1
+    /// The URL last given to `CURLOPT_URL`: libcurl starts each transfer from its copy of it,
+    /// so the same URL is not set again. Kept apart from ``options``, which stays trivial to copy.
+    var url: String?
+    /// The per-request options as last set on the handle.
+    var options = EasyOptionRecord()
+    /// Whether a request's own proxy is set, so the session's must be set again on reuse.
+    var proxyOverridden = false
+    /// Whether the last hop went over a Unix-domain socket, so the option must be cleared.
+    var onUnixSocket = false
+    /// The index of the trust policy whose TLS options the handle has, when not libcurl's defaults.
+    var trustPolicyIndex: Int?
+    /// Whether the handle carried credentials: it is freed when it comes back, not pooled.
+    var retiring = false
+
+    /// Nil when libcurl cannot make a handle (only when out of memory).
+    init?() {
+        guard let pointer = curl_easy_init() else { return nil }
+        self.pointer = pointer
+        errorBuffer = .allocate(capacity: Int(curlew_CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(curlew_CURL_ERROR_SIZE) + 1)
+    }
+
+    /// The opaque pointer libcurl passes to the callbacks.
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// The transfer of the handle behind a callback's `userdata`.
+    static func transfer(from userdata: UnsafeMutableRawPointer) -> Transfer? {
+        Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue().transfer?.takeUnretainedValue()
+    }
+
+    /// Points the callbacks, `CURLOPT_PRIVATE` and the error buffer at this object; once, when
+    /// the handle is made.
+    func setStableOptions(_ options: EasyOptions) throws(CurlewError) {
+        let data = userdata
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_PRIVATE, data), "CURLOPT_PRIVATE")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_WRITEDATA, data), "CURLOPT_WRITEDATA")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_HEADERDATA, data), "CURLOPT_HEADERDATA")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_READDATA, data), "CURLOPT_READDATA")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_SEEKDATA, data), "CURLOPT_SEEKDATA")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_XFERINFODATA, data), "CURLOPT_XFERINFODATA")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_PREREQDATA, data), "CURLOPT_PREREQDATA")
+    }
+
+    /// Frees the libcurl handle and the error buffer. The handle must be out of the multi handle.
+    func close() {
+        curl_easy_cleanup(pointer)
+        errorBuffer.deallocate()
+        transfer = nil
+        owner = nil
+    }
+}
+
+/// The values of the per-request options last set on an easy handle; nil where unknown.
+///
+/// libcurl keeps every option until it is set again (the pool never resets handles), so an
+/// option whose value equals the one recorded needs no `curl_easy_setopt`. A value is
+/// forgotten before its option is set and recorded only after libcurl took it, so a failed
+/// set leaves the option unknown and the next hop sets it.
+struct EasyOptionRecord: Equatable {
+    var noProgress: Int?
+    var connectTimeout: Int?
+    var timeout: Int?
+    var lowSpeedLimit: Int?
+    var lowSpeedTime: Int?
+    var httpVersion: Int?
+    var pipeWait: Int?
+    /// Whether the method options are as `CURLOPT_HTTPGET` and a NULL `CURLOPT_CUSTOMREQUEST`
+    /// left them: a plain GET without body, `NOBODY`, `POST` or custom method.
+    var plainGet = false
+    /// Whether `CURLOPT_HTTPHEADER` points at the session's shared header list, which lives as
+    /// long as the handles; a request's own list is set on every hop.
+    var sessionHeaders = false
+}
+
+extension EasyOptions {
+    /// Sets `option` to `value` unless `recorded` says the handle has that value already.
+    func set(_ option: CURLoption, _ value: Int, recorded: inout Int?) throws(CurlewError) {
+        guard recorded != value else { return }
+        recorded = nil
+        try set(option, value)
+        recorded = value
+    }
+}
+
+/// An empty C string for the life of the process.
+enum EmptyCString {
+    // Safe: allocated and written once, by the initializer; afterwards only ever read.
+    nonisolated(unsafe) static let pointer: UnsafePointer<CChar> = {
+        let byte = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        byte.initialize(to: 0)
+        return UnsafePointer(byte)
+    }()
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+
+/// The part of every ``TransferSettings`` that comes from the session alone, made once per
+/// session and shared by reference, so that a transfer copies one pointer instead of the
+/// session's configuration.
+final class SessionTransferSettings: Sendable {
+    let timeouts: Timeouts
+    let redirectPolicy: RedirectPolicy
+    let maximumBodySize: Int
+    let decompressionLimit: DecompressionLimit
+    let automaticDecompression: Bool
+    let httpVersion: HTTPVersionPreference
+    let proxy: ProxyConfiguration
+    let userAgent: String?
+    let acceptLanguage: String?
+    let defaultHeaders: HTTPFields
+    let progressInterval: Duration
+    let streamBufferSize: Int
+    let cookieStorage: (any CookieStorage)?
+    let credentials: CredentialStore
+    let expectContinue: ExpectContinue
+    /// Whether the session's own limits pass ``TransferSettings/validate(url:)``: a request
+    /// that overrides none of them needs no check of its own.
+    let limitsAreValid: Bool
+
+    init(configuration: SessionConfiguration) {
+        timeouts = configuration.timeouts
+        redirectPolicy = configuration.redirectPolicy
+        maximumBodySize = configuration.maximumBodySize
+        decompressionLimit = configuration.decompressionLimit
+        automaticDecompression = configuration.automaticDecompression
+        httpVersion = configuration.httpVersion
+        proxy = configuration.proxy
+        userAgent = configuration.userAgent
+        acceptLanguage = configuration.acceptLanguage
+        defaultHeaders = configuration.defaultHeaders
+        progressInterval = configuration.progressInterval
+        streamBufferSize = configuration.streamBufferSize
+        cookieStorage = configuration.cookieStorage
+        credentials = configuration.credentials
+        expectContinue = configuration.expectContinue
+        limitsAreValid = (try? TransferSettings.validate(
+            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
+            url: URL(fileURLWithPath: "/"))) != nil
+    }
+}
