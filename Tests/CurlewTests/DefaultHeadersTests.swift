@@ -72,6 +72,26 @@ struct DefaultHeadersTests {
         #expect(echoes[1].headerLines(named: "X-Own") == ["1"])
     }
 
+    /// `Accept-Encoding` is Curlew's own listed field (not libcurl's option): once, with the
+    /// codings Curlew decodes, before `User-Agent` as libcurl placed it; a request's own value
+    /// replaces it; without automatic decompression there is none.
+    @Test func acceptEncodingGoesOutOnceFirstAndGivesWay() async throws {
+        for echo in try await echoes(SessionConfiguration()) {
+            #expect(echo.headerLines(named: "Accept-Encoding") == ["deflate, gzip, br, zstd"])
+            let names = echo.headerLines.compactMap { $0.first?.lowercased() }
+            let encoding = try #require(names.firstIndex(of: "accept-encoding"))
+            let agent = try #require(names.firstIndex(of: "user-agent"))
+            #expect(encoding < agent, "\(names)")
+        }
+        let own = try await echoes(SessionConfiguration(), extra: [.acceptEncoding: "identity"])
+        #expect(own[1].headerLines(named: "Accept-Encoding") == ["identity"], "one line: the request's")
+        var plain = SessionConfiguration()
+        plain.automaticDecompression = false
+        for echo in try await echoes(plain) {
+            #expect(echo.headerLines(named: "Accept-Encoding") == [])
+        }
+    }
+
     @Test func theSessionsDefaultHeadersWinOverTheSettings() async throws {
         var configuration = SessionConfiguration()
         configuration.acceptLanguage = "fr"

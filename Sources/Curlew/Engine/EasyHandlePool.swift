@@ -36,7 +36,8 @@ final class EasyHandlePool {
         }
         let fields = TransferContext.withSessionHeaders(
             [:], userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
-            defaults: configuration.defaultHeaders)
+            defaults: configuration.defaultHeaders,
+            acceptEncoding: configuration.automaticDecompression ? ContentDecoder.acceptEncoding : nil)
         for field in fields {
             sessionHeaders = curl_slist_append(sessionHeaders, TransferContext.curlHeaderLine(field))
         }
@@ -99,11 +100,10 @@ final class EasyHandlePool {
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")
         try options.check(curlew_easy_setopt_seek_callback(handle, CurlCallbacks.seek), "CURLOPT_SEEKFUNCTION")
         try options.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), "CURLOPT_XFERINFOFUNCTION")
-        // Curlew decodes bodies itself (see ContentDecoder); libcurl only offers the codings.
+        // Curlew decodes bodies itself (see ContentDecoder) and offers the codings in its own
+        // Accept-Encoding field (see `TransferContext.withSessionHeaders`), not through
+        // CURLOPT_ACCEPT_ENCODING, which libcurl formats twice per request.
         try options.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
-        if configuration.automaticDecompression {
-            try options.set(CURLOPT_ACCEPT_ENCODING, ContentDecoder.acceptEncoding)
-        }
         try applyProxy(configuration.proxy, options)
         // TLS options are libcurl's defaults here (verify the peer and the host, the system's
         // certificate authorities); non-uniform trust configurations set them per hop in
