@@ -2,6 +2,8 @@
 # Installs what the tests need, then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/swiftpm-tmp.sh
+source scripts/swiftpm-tmp.sh
 scripts/install-deps.sh --tests
 # Tests start processes only through TestServer's SpawnedProcess / ChildProcess: Foundation's
 # Process crashed the test process in parallel runs (see SpawnedProcess.swift).
