@@ -43,7 +43,7 @@ import Testing
 /// getters gave: each case names the rule it pins down.
 @Suite struct URLTransferCheckTests {
     private func problem(_ text: String) -> URL.TransferProblem? {
-        URL.transferProblem(of: Array(text.utf8))
+        Array(text.utf8).withUnsafeBufferPointer { URL.transferProblem(of: $0) }
     }
 
     @Test func acceptedURLs() {

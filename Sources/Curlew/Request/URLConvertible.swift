@@ -37,9 +37,8 @@ extension URL {
     /// `scheme` and `host` getters would each parse the string again (about 2,000
     /// instructions per request between them).
     func validatedForTransfer() throws(CurlewError) -> URL {
-        let text = absoluteString
-        let problem = text.utf8.withContiguousStorageIfAvailable { Self.transferProblem(of: $0) }
-            ?? Self.transferProblem(of: Array(text.utf8))
+        var text = absoluteString
+        let problem = text.withUTF8 { Self.transferProblem(of: $0) }
         guard let problem else { return self }
         switch problem {
         case .noScheme:
@@ -71,63 +70,38 @@ extension URL {
     /// Checks the text of an absolute URL: the scheme (before the first `:`, a letter then
     /// letters, digits, `+`, `-` or `.`), the host (the authority after `//` without its user
     /// information and port; an IP literal in brackets), the length, and spaces or control
-    /// characters anywhere.
-    static func transferProblem(of bytes: some Collection<UInt8>) -> TransferProblem? {
-        var index = bytes.startIndex
-        while index != bytes.endIndex, bytes[index] != UInt8(ascii: ":") {
-            let byte = bytes[index]
+    /// characters anywhere. The parts are found by ``URLTextLayout``.
+    static func transferProblem(of bytes: UnsafeBufferPointer<UInt8>) -> TransferProblem? {
+        guard let layout = URLTextLayout(bytes), layout.schemeEnd > 0 else { return .noScheme }
+        let scheme = UnsafeBufferPointer(rebasing: bytes[..<layout.schemeEnd])
+        for (offset, byte) in scheme.enumerated() {
             let folded = byte | 0x20
             let isLetter = folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
             let isOther = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            if index == bytes.startIndex ? !isLetter : !(isLetter || isOther) { return .noScheme }
-            bytes.formIndex(after: &index)
+            if offset == 0 ? !isLetter : !(isLetter || isOther) { return .noScheme }
         }
-        guard index != bytes.startIndex, index != bytes.endIndex else { return .noScheme }
-        let scheme = bytes[bytes.startIndex..<index]
-        guard equalsIgnoringCase(scheme, "http") || equalsIgnoringCase(scheme, "https")
-            || equalsIgnoringCase(scheme, "http+unix")
+        guard URLTextLayout.equalsIgnoringCase(scheme, "http") || URLTextLayout.equalsIgnoringCase(scheme, "https")
+            || URLTextLayout.equalsIgnoringCase(scheme, "http+unix")
         else {
             return .unsupportedScheme(String(decoding: scheme, as: UTF8.self))
         }
-        bytes.formIndex(after: &index)  // The colon.
-        guard bytes[index...].starts(with: "//".utf8) else { return .noHost }
-        let authorityStart = bytes.index(index, offsetBy: 2)
-        var authorityEnd = authorityStart
-        var hostStart = authorityStart
-        while authorityEnd != bytes.endIndex {
-            let byte = bytes[authorityEnd]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            bytes.formIndex(after: &authorityEnd)
-            if byte == UInt8(ascii: "@") { hostStart = authorityEnd }
-        }
-        var hostEnd = authorityEnd
-        if hostStart != authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+        guard let authority = layout.authority else { return .noHost }
+        let hostStart = layout.hostStart
+        var hostEnd = authority.upperBound
+        if hostStart != authority.upperBound, bytes[hostStart] == UInt8(ascii: "[") {
             // An IP literal: the host is what the brackets hold.
-            guard let close = bytes[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")),
-                bytes.distance(from: hostStart, to: close) > 1
+            guard let close = bytes[hostStart..<authority.upperBound].firstIndex(of: UInt8(ascii: "]")),
+                close - hostStart > 1
             else { return .noHost }
             hostEnd = close
-        } else if let colon = bytes[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
+        } else if let colon = bytes[hostStart..<authority.upperBound].firstIndex(of: UInt8(ascii: ":")) {
             hostEnd = colon
         }
         if hostStart == hostEnd { return .noHost }
-        let length = bytes.count
-        if length > OutgoingRequest.maximumURLLength { return .tooLong(length) }
+        if bytes.count > OutgoingRequest.maximumURLLength { return .tooLong(bytes.count) }
         if bytes.contains(where: { $0 < 0x21 || $0 == 0x7F }) { return .controlCharacters }
         return nil
-    }
-
-    /// Whether `bytes` spell `lowercase`, ASCII letters in either case.
-    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        var expected = lowercase.utf8Start
-        for byte in bytes {
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            if folded != expected.pointee { return false }
-            expected += 1
-        }
-        return true
     }
 }
 

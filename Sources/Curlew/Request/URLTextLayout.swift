@@ -1,0 +1,54 @@
+/// Where the parts of an absolute URL's text lie, found in one pass over its bytes: the scheme
+/// before the first `:`, and, when `//` follows, the authority up to the next `/`, `?` or `#`,
+/// whose host starts after its last `@` (the user information before it).
+///
+/// Shared by the request check (``Foundation/URL/validatedForTransfer()``) and the curl
+/// thread's ``HopURLFacts``, so that both read a URL the same way and neither asks `URL`'s
+/// getters, which parse the text again each time.
+struct URLTextLayout {
+    /// The index of the first `:`, the end of the scheme.
+    let schemeEnd: Int
+    /// The authority's bytes; nil when no `//` follows the scheme.
+    let authority: Range<Int>?
+    /// Where the host starts: after the authority's last `@`, else at the authority's start.
+    let hostStart: Int
+
+    /// Nil when the text has no `:`.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        schemeEnd = colon
+        let start = colon + 1
+        guard start + 1 < bytes.count, bytes[start] == UInt8(ascii: "/"), bytes[start + 1] == UInt8(ascii: "/") else {
+            authority = nil
+            hostStart = bytes.count
+            return
+        }
+        var end = start + 2
+        var host = end
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            end += 1
+            if byte == UInt8(ascii: "@") { host = end }
+        }
+        authority = (start + 2)..<end
+        hostStart = host
+    }
+
+    /// Whether the authority holds user information (an `@`).
+    var hasUserInfo: Bool {
+        guard let authority else { return false }
+        return hostStart != authority.lowerBound
+    }
+
+    /// Whether `bytes` spell `lowercase` (given in lower case), ASCII letters in either case.
+    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[index] { return false }
+        }
+        return true
+    }
+}
