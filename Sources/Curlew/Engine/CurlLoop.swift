@@ -5,7 +5,8 @@ import Synchronization
 /// The thread that owns one libcurl multi handle and every easy handle it uses.
 ///
 /// Other threads never touch curl handles: they append commands to a locked queue, and wake
-/// the thread through its own eventfd only when it sleeps (``LoopWakeGate``). The thread
+/// the thread through its own eventfd only when it sleeps (``LoopWakeGate``), after letting go
+/// of the lock. The thread
 /// runs `curl_multi_perform`, handles every completion of an iteration in one batch, and
 /// sleeps in `curl_multi_wait` with the eventfd as an extra descriptor. Continuations are
 /// resumed straight from this thread.
@@ -32,9 +33,9 @@ final class CurlLoop: Sendable {
     }
 
     private let queue = Mutex(Queue())
-    /// The eventfd that wakes the loop: written only under `queue`'s lock while the loop
-    /// sleeps or is told to shut down, so never after the loop closes it on exit. -1 when
-    /// the loop could not start.
+    /// The eventfd that wakes the loop, written when ``LoopWakeGate`` asks, outside the lock.
+    /// Closed in `deinit`: a writer is inside a method of the loop, so it holds a reference,
+    /// and no write can reach a closed (or reused) descriptor. -1 when the loop could not start.
     private let wakeDescriptor: Int32
     /// Why the loop could not start, if it could not.
     private let startFailure: String?
@@ -97,41 +98,48 @@ final class CurlLoop: Sendable {
         _ = enqueue(.resume(transfer))
     }
 
+    deinit {
+        if wakeDescriptor >= 0 { curlew_wake_descriptor_close(wakeDescriptor) }
+    }
+
     private func enqueue(_ command: Command) -> Bool {
-        queue.withLock { queue in
-            guard !queue.isShutDown else { return false }
+        let (accepted, signals) = queue.withLock { queue -> (Bool, Bool) in
+            guard !queue.isShutDown else { return (false, false) }
             // Only a sleeping loop is woken, once; an awake one (the loop thread itself
             // included) looks at the queue before it sleeps.
             queue.commands.append(command)
-            if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
-            return true
+            return (true, queue.gate.commandQueued())
         }
+        // Outside the lock: the loop wakes to take the queue, and would otherwise find the
+        // lock still held and sleep once more in the kernel to get it.
+        if signals { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
+        return accepted
     }
 
     /// Fails in-flight transfers with ``CurlewError/Kind/sessionShutdown``, stops the thread
     /// and waits for it to exit, without blocking a thread of the cooperative pool.
     func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = queue.withLock { queue -> Bool in
-                if queue.threadExited { return true }
+            let (resumeNow, signals) = queue.withLock { queue -> (Bool, Bool) in
+                if queue.threadExited { return (true, false) }
                 queue.shutdownWaiters.append(continuation)
-                if !queue.isShutDown {
-                    queue.isShutDown = true
-                    if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
-                }
-                return false
+                guard !queue.isShutDown else { return (false, false) }
+                queue.isShutDown = true
+                return (false, queue.gate.commandQueued())
             }
+            if signals { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
             if resumeNow { continuation.resume() }
         }
     }
 
     /// Starts a shutdown without waiting for it (used when a session is released).
     func shutdownInBackground() {
-        queue.withLock { queue in
-            guard !queue.isShutDown else { return }
+        let signals = queue.withLock { queue -> Bool in
+            guard !queue.isShutDown else { return false }
             queue.isShutDown = true
-            if queue.gate.commandQueued() { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
+            return queue.gate.commandQueued()
         }
+        if signals { _ = curlew_wake_descriptor_signal(wakeDescriptor) }
     }
 
     // MARK: The loop thread
@@ -144,12 +152,11 @@ final class CurlLoop: Sendable {
         var pending: [Command] = []
         var wakeup = curl_waitfd(fd: wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
         while true {
-            let (shuttingDown, signalled) = queue.withLock { queue -> (Bool, Bool) in
+            let shuttingDown = queue.withLock { queue -> Bool in
                 swap(&pending, &queue.commands)
-                return (queue.isShutDown, queue.gate.loopAwoke())
+                queue.gate.loopAwoke()
+                return queue.isShutDown
             }
-            // Exactly one signal was written since the last drain: one read, never an empty one.
-            if signalled { _ = curlew_wake_descriptor_drain(wakeDescriptor) }
             for command in pending {
                 if case .run(let job) = command {
                     job.runSynchronously(on: asUnownedTaskExecutor())
@@ -170,6 +177,9 @@ final class CurlLoop: Sendable {
             if sleeps {
                 wakeup.revents = 0
                 curl_multi_wait(state.multi, &wakeup, 1, state.active.isEmpty ? 1000 : 250, nil)
+                // Readable: at least one signal was written, and only this thread reads, so the
+                // read never finds it empty; it takes every signal written so far.
+                if wakeup.revents & Int16(CURL_WAIT_POLLIN) != 0 { _ = curlew_wake_descriptor_drain(wakeDescriptor) }
             }
         }
         let leftovers = queue.withLock { queue -> [Command] in
@@ -185,8 +195,6 @@ final class CurlLoop: Sendable {
             }
         }
         state.shutDown(leftovers: transfers)
-        // No more writes: every writer checks `isShutDown` under the lock, and it is set.
-        curlew_wake_descriptor_close(wakeDescriptor)
         let waiters = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
             queue.threadExited = true
             defer { queue.shutdownWaiters.removeAll() }
