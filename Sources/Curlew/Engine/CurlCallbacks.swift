@@ -7,21 +7,27 @@ import Foundation
 /// all run on the curl thread.
 enum CurlCallbacks {
     static let write: curlew_data_callback = { buffer, size, count, userdata in
-        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return 0 }
+        guard let userdata else { return 0 }
+        let handle = EasyHandle.handle(from: userdata)
+        guard let transfer = handle.transfer?.takeUnretainedValue() else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-        return transfer.context.handleBody(bytes, transfer: transfer)
+        return transfer.context.handleBody(bytes, transfer: transfer, at: handle.clock.now)
     }
 
     static let header: curlew_data_callback = { buffer, size, count, userdata in
-        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return 0 }
+        guard let userdata else { return 0 }
+        let handle = EasyHandle.handle(from: userdata)
+        guard let transfer = handle.transfer?.takeUnretainedValue() else { return 0 }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-        return transfer.context.handleHeaderLine(bytes, transfer: transfer)
+        return transfer.context.handleHeaderLine(bytes, transfer: transfer, at: handle.clock.now)
     }
 
     static let read: curlew_data_callback = { buffer, size, count, userdata in
-        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return curlew_CURL_READFUNC_ABORT }
+        guard let userdata else { return curlew_CURL_READFUNC_ABORT }
+        let handle = EasyHandle.handle(from: userdata)
+        guard let transfer = handle.transfer?.takeUnretainedValue() else { return curlew_CURL_READFUNC_ABORT }
         let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
-        return transfer.context.handleRead(into: bytes)
+        return transfer.context.handleRead(into: bytes, at: handle.clock.now)
     }
 
     static let seek: curlew_seek_callback = { userdata, offset, origin in

@@ -157,9 +157,15 @@ final class CurlLoop: Sendable {
                 queue.gate.loopAwoke()
                 return queue.isShutDown
             }
+            // One reading of the clock per turn, which the commands, the callbacks of
+            // `curl_multi_perform` and the idle check below use (a stamp is early by at most the
+            // turn's own duration), and one more after each job: a job is a task's own code,
+            // which may take a while.
+            state.clock.tick()
             for command in pending {
                 if case .run(let job) = command {
                     job.runSynchronously(on: asUnownedTaskExecutor())
+                    state.clock.tick()
                 } else {
                     state.handle(command: command)
                 }

@@ -7,9 +7,12 @@ final class CurlLoopThreadState: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
     let share: UnsafeMutableRawPointer?
     let handles: EasyHandlePool
+    /// Read once each time the loop wakes; the callbacks and the idle check use the reading.
+    let clock = LoopClock()
     /// The handles in the multi handle, each holding its transfer (``EasyHandle/owner``) and
     /// its index here (``EasyHandle/activeIndex``): added and removed without hashing.
-    private(set) var active: [EasyHandle] = []
+    /// Confined to the loop thread, as all of this state: no runtime exclusivity checks.
+    @exclusivity(unchecked) private(set) var active: [EasyHandle] = []
 
     /// Nil when libcurl cannot make a multi handle (only when out of memory).
     init?(configuration: SessionConfiguration) {
@@ -25,7 +28,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
             _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
         }
-        handles = EasyHandlePool(configuration: configuration, share: share)
+        handles = EasyHandlePool(configuration: configuration, share: share, clock: clock)
     }
 
     func handle(command: CurlLoop.Command) {
@@ -37,7 +40,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             // callbacks pause it again if its consumer or producer is still not ready.
             // A transfer has a handle only while it is in the multi handle.
             if !transfer.context.isSuspended, let handle = transfer.context.handle {
-                transfer.context.markActive()
+                transfer.context.markActive(at: clock.now)
                 curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
             }
         case .suspend(let transfer):
@@ -50,7 +53,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
         case .resume(let transfer):
             transfer.context.isSuspended = false
             if let handle = transfer.context.handle {
-                transfer.context.markActive()
+                transfer.context.markActive(at: clock.now)
                 curl_easy_pause(handle, curlew_CURLPAUSE_CONT)
             }
             transfer.events?.emit(.resumed)
@@ -124,13 +127,13 @@ final class CurlLoopThreadState: @unchecked Sendable {
         transfer.finish(.failure(transfer.context.abandon(with: error)))
     }
 
-    private var nextIdleCheck = ContinuousClock.now
+    @exclusivity(unchecked) private var nextIdleCheck = ContinuousClock.now
 
     /// Fails transfers whose server has sent or taken nothing for longer than their idle
     /// timeout. Paused transfers wait on their consumer (or their owner, when suspended),
     /// not on the server, and are skipped.
     func checkIdleTimeouts() {
-        let now = ContinuousClock.now
+        let now = clock.now
         guard now >= nextIdleCheck, !active.isEmpty else { return }
         nextIdleCheck = now + .milliseconds(200)
         let idle = active.compactMap(\.owner).filter { transfer in

@@ -35,11 +35,14 @@ final class EasyHandle {
     var trustPolicyIndex: Int?
     /// Whether the handle carried credentials: it is freed when it comes back, not pooled.
     var retiring = false
+    /// The loop's clock, which the callbacks stamp activity with.
+    let clock: LoopClock
 
     /// Nil when libcurl cannot make a handle (only when out of memory).
-    init?() {
+    init?(clock: LoopClock) {
         guard let pointer = curl_easy_init() else { return nil }
         self.pointer = pointer
+        self.clock = clock
         errorBuffer = .allocate(capacity: Int(curlew_CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(curlew_CURL_ERROR_SIZE) + 1)
     }
@@ -49,7 +52,12 @@ final class EasyHandle {
 
     /// The transfer of the handle behind a callback's `userdata`.
     static func transfer(from userdata: UnsafeMutableRawPointer) -> Transfer? {
-        Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue().transfer?.takeUnretainedValue()
+        handle(from: userdata).transfer?.takeUnretainedValue()
+    }
+
+    /// The handle behind a callback's `userdata`.
+    static func handle(from userdata: UnsafeMutableRawPointer) -> EasyHandle {
+        Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
     }
 
     /// Points the callbacks, `CURLOPT_PRIVATE` and the error buffer at this object; once, when

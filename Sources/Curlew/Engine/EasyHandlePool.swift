@@ -13,7 +13,10 @@ import Foundation
 final class EasyHandlePool {
     let configuration: SessionConfiguration
     private let share: UnsafeMutableRawPointer?
-    private var idle: [EasyHandle] = []
+    /// The loop's clock, which every handle made here points at.
+    private let clock: LoopClock
+    // Confined to the curl thread: no runtime exclusivity checks.
+    @exclusivity(unchecked) private var idle: [EasyHandle] = []
     private let maximumIdle = 256
     /// The headers every request gets — the session's default headers, User-Agent and
     /// Accept-Language — as one libcurl list, made once and shared by the requests that add none
@@ -26,9 +29,10 @@ final class EasyHandlePool {
     /// Policies without evaluation whose use was already logged.
     var loggedInsecurePolicies: Set<Int> = []
 
-    init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?) {
+    init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock) {
         self.configuration = configuration
         self.share = share
+        self.clock = clock
         do {
             trust = .success(try ResolvedTrust(configuration.trust))
         } catch {
@@ -46,7 +50,7 @@ final class EasyHandlePool {
     /// A configured handle, reused when one is idle.
     func take(for url: URL) throws(CurlewError) -> EasyHandle {
         if let handle = idle.popLast() { return handle }
-        guard let handle = EasyHandle() else {
+        guard let handle = EasyHandle(clock: clock) else {
             throw CurlewError(.transport, "curl_easy_init failed: out of memory", url: url)
         }
         do {

@@ -34,14 +34,16 @@ extension TransferContext {
             easy.url = curlURL
         }
         try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &record.noProgress)
-        try configureTimeouts(options, record: &record)
+        try configureTimeouts(options, record: &record, now: easy.clock.now)
         try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &record)
         try configureMethodAndBody(options, transfer: transfer, record: &record)
         try configureHeaders(options, sessionHeaders: sessionHeaders, record: &record)
         try configureAuthentication(options, facts: facts)
     }
 
-    private func configureTimeouts(_ options: EasyOptions, record: inout EasyOptionRecord) throws(CurlewError) {
+    private func configureTimeouts(
+        _ options: EasyOptions, record: inout EasyOptionRecord, now: ContinuousClock.Instant
+    ) throws(CurlewError) {
         try settings.validate(url: request.url)
         let timeouts = settings.timeouts
         // 0 restores libcurl's defaults: 300 s to connect, no total limit.
@@ -60,7 +62,7 @@ extension TransferContext {
         try options.set(CURLOPT_LOW_SPEED_TIME, timeouts.minimumSpeed?.curlSeconds ?? 0, recorded: &record.lowSpeedTime)
         // The idle timeout is enforced by the curl loop (see CurlLoop.checkIdleTimeouts), not by
         // libcurl's low-speed check, which averages over several seconds and fires late.
-        markActive()
+        markActive(at: now)
     }
 
     private func configureProtocol(_ options: EasyOptions, isHTTPS: Bool, record: inout EasyOptionRecord) throws(CurlewError) {

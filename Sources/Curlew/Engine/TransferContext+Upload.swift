@@ -6,9 +6,9 @@ extension TransferContext {
     /// it: past it the transfer fails before the last bytes go out (they would otherwise reach
     /// the server as the start of another request on a kept-alive connection), and a body
     /// that ends short of it fails at once instead of leaving the server waiting.
-    func handleRead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    func handleRead(into buffer: UnsafeMutableRawBufferPointer, at now: ContinuousClock.Instant) -> Int {
         if isSuspended { return Int(curlew_CURL_READFUNC_PAUSE) }
-        lastActivity = .now
+        lastActivity = now
         guard let length = uploadLength else {
             let count = readBody(into: buffer, remaining: nil)
             if count > 0 && count != Int(curlew_CURL_READFUNC_PAUSE) && count != Int(curlew_CURL_READFUNC_ABORT) {

@@ -77,7 +77,7 @@ final class TransferContext: @unchecked Sendable {
     @exclusivity(unchecked) private var heldChallenge: ResponseHead?
 
     // Progress.
-    let startInstant = ContinuousClock.now
+    let startInstant: ContinuousClock.Instant
     @exclusivity(unchecked) var lastDownloadEmit: ContinuousClock.Instant?
     @exclusivity(unchecked) private var lastUploadEmit: ContinuousClock.Instant?
     @exclusivity(unchecked) var lastDownloadBytes: Int64 = -1
@@ -87,7 +87,7 @@ final class TransferContext: @unchecked Sendable {
 
     // Idleness, checked by the loop: when bytes last moved, and whether the transfer is
     // paused because its consumer (or its upload producer) is behind, which is not idleness.
-    @exclusivity(unchecked) var lastActivity = ContinuousClock.now
+    @exclusivity(unchecked) var lastActivity: ContinuousClock.Instant
     @exclusivity(unchecked) var isWaitingOnConsumer = false
     /// Whether the owner suspended the transfer (`Request.suspend()`): set by the curl loop's
     /// commands; the body callbacks refuse bytes with a pause meanwhile.
@@ -103,6 +103,8 @@ final class TransferContext: @unchecked Sendable {
         firstURL = request.url
         self.mode = mode
         self.settings = settings
+        startInstant = .now
+        lastActivity = startInstant
     }
 
     deinit {
@@ -137,9 +139,10 @@ final class TransferContext: @unchecked Sendable {
 
     // MARK: Headers
 
-    func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+    /// `now` is the loop's clock (``LoopClock``), read when the loop last woke.
+    func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer, at now: ContinuousClock.Instant) -> Int {
         // Every line is activity, as every body chunk is (see `Timeouts.idle` for the rule).
-        lastActivity = .now
+        lastActivity = now
         headerBytes += line.count
         if headerBytes > Self.maximumHeaderBytes {
             fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
@@ -278,9 +281,9 @@ final class TransferContext: @unchecked Sendable {
 
     // MARK: Body
 
-    func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer) -> Int {
+    func handleBody(_ bytes: UnsafeRawBufferPointer, transfer: Transfer, at now: ContinuousClock.Instant) -> Int {
         if isSuspended { return Int(curlew_CURL_WRITEFUNC_PAUSE) }
-        lastActivity = .now
+        lastActivity = now
         // libcurl passes no body of a challenge it answers: a held 401 with a body is final.
         if let held = heldChallenge, finalHead == nil, pendingRedirect == nil {
             heldChallenge = nil
@@ -485,10 +488,11 @@ final class TransferContext: @unchecked Sendable {
 
     // MARK: Idleness and abandonment
 
-    /// Restarts the idle clock: a hop starts, or the loop resumes a paused transfer.
-    func markActive() {
+    /// Restarts the idle clock: a hop starts, or the loop resumes a paused transfer. `now` is
+    /// the loop's clock (``LoopClock``).
+    func markActive(at now: ContinuousClock.Instant) {
         isWaitingOnConsumer = false
-        lastActivity = .now
+        lastActivity = now
     }
 
     /// Whether the request has gone out, so silence now means the server is idle (a transfer
