@@ -86,3 +86,39 @@ import Testing
         #expect(problem("http://h/\t") == .controlCharacters)
     }
 }
+
+/// `TransferSettings` takes the session's values without reading options that override
+/// nothing (`RequestOptions.isUntouchedDefault`); options that were changed are always read,
+/// also when changed back to their default values.
+@Suite struct UntouchedOptionsTests {
+    @Test func onlyOptionsNeverChangedAreTheUntouchedDefault() {
+        var changedBack = RequestOptions()
+        changedBack.maximumBodySize = 10
+        changedBack.maximumBodySize = nil
+        var copyOfChanged = RequestOptions()
+        copyOfChanged.httpVersion = .http1_1
+        let copy = copyOfChanged
+        #expect(RequestOptions().isUntouchedDefault)
+        #expect(changedBack.isUntouchedDefault == false)
+        #expect(copy.isUntouchedDefault == false)
+    }
+
+    @Test func aChangedOptionOverridesTheSession() {
+        var configuration = SessionConfiguration()
+        configuration.maximumBodySize = 1000
+        configuration.httpVersion = .http1_1
+        let session = SessionTransferSettings(configuration: configuration)
+        var options = RequestOptions()
+        options.maximumBodySize = 10
+        options.httpVersion = .http2OverTLS
+        let untouched = TransferSettings(session: session, options: RequestOptions(), reportsProgress: true)
+        let changed = TransferSettings(session: session, options: options, reportsProgress: false)
+        #expect(untouched.maximumBodySize == 1000)
+        #expect(untouched.httpVersion == .http1_1)
+        #expect(untouched.reportsProgress)
+        #expect(untouched.proxyOverride == nil && untouched.credential == nil)
+        #expect(changed.maximumBodySize == 10)
+        #expect(changed.httpVersion == .http2OverTLS)
+        #expect(changed.reportsProgress == false)
+    }
+}

@@ -6,28 +6,30 @@ import Foundation
 /// ``EasyHandle/transfer`` the curl loop keeps alive while the handle is in the multi handle;
 /// all run on the curl thread.
 enum CurlCallbacks {
+    // The three called for every chunk and every header line reach the transfer without
+    // retaining it or the handle (see `EasyHandle.withTransfer`).
     static let write: curlew_data_callback = { buffer, size, count, userdata in
         guard let userdata else { return 0 }
-        let handle = EasyHandle.handle(from: userdata)
-        guard let transfer = handle.transfer?.takeUnretainedValue() else { return 0 }
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-        return transfer.context.handleBody(bytes, transfer: transfer, at: handle.clock.now)
+        return EasyHandle.withTransfer(userdata, otherwise: 0) { handle, transfer in
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+            return transfer.context.handleBody(bytes, transfer: transfer, at: handle.clock.now)
+        }
     }
 
     static let header: curlew_data_callback = { buffer, size, count, userdata in
         guard let userdata else { return 0 }
-        let handle = EasyHandle.handle(from: userdata)
-        guard let transfer = handle.transfer?.takeUnretainedValue() else { return 0 }
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-        return transfer.context.handleHeaderLine(bytes, transfer: transfer, at: handle.clock.now)
+        return EasyHandle.withTransfer(userdata, otherwise: 0) { handle, transfer in
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+            return transfer.context.handleHeaderLine(bytes, transfer: transfer, at: handle.clock.now)
+        }
     }
 
     static let read: curlew_data_callback = { buffer, size, count, userdata in
         guard let userdata else { return curlew_CURL_READFUNC_ABORT }
-        let handle = EasyHandle.handle(from: userdata)
-        guard let transfer = handle.transfer?.takeUnretainedValue() else { return curlew_CURL_READFUNC_ABORT }
-        let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
-        return transfer.context.handleRead(into: bytes, at: handle.clock.now)
+        return EasyHandle.withTransfer(userdata, otherwise: curlew_CURL_READFUNC_ABORT) { handle, transfer in
+            let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
+            return transfer.context.handleRead(into: bytes, at: handle.clock.now)
+        }
     }
 
     static let seek: curlew_seek_callback = { userdata, offset, origin in

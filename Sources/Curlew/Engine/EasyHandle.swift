@@ -52,12 +52,21 @@ final class EasyHandle {
 
     /// The transfer of the handle behind a callback's `userdata`.
     static func transfer(from userdata: UnsafeMutableRawPointer) -> Transfer? {
-        handle(from: userdata).transfer?.takeUnretainedValue()
+        Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue().transfer?.takeUnretainedValue()
     }
 
-    /// The handle behind a callback's `userdata`.
-    static func handle(from userdata: UnsafeMutableRawPointer) -> EasyHandle {
-        Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    /// Runs `body` with the handle behind a callback's `userdata` and its transfer, neither
+    /// retained: the pool keeps the handle, and the loop's `active` list its transfer (``owner``),
+    /// for as long as the handle is in the multi handle, which is whenever libcurl calls back.
+    /// `otherwise` is the answer when the handle carries no transfer.
+    @inline(__always)
+    static func withTransfer<Answer>(
+        _ userdata: UnsafeMutableRawPointer, otherwise: Answer, _ body: (EasyHandle, Transfer) -> Answer
+    ) -> Answer {
+        Unmanaged<EasyHandle>.fromOpaque(userdata)._withUnsafeGuaranteedRef { handle in
+            guard let transfer = handle.transfer else { return otherwise }
+            return transfer._withUnsafeGuaranteedRef { body(handle, $0) }
+        }
     }
 
     /// Points the callbacks, `CURLOPT_PRIVATE` and the error buffer at this object; once, when

@@ -25,12 +25,22 @@ struct TransferSettings: Sendable {
 
     init(session: SessionTransferSettings, options: RequestOptions, reportsProgress: Bool) {
         self.session = session
+        self.reportsProgress = reportsProgress
+        if options.isUntouchedDefault {
+            // Most requests override nothing: the session's values, without reading the options.
+            timeouts = session.timeouts
+            redirectPolicy = session.redirectPolicy
+            maximumBodySize = session.maximumBodySize
+            httpVersion = session.httpVersion
+            expectContinue = session.expectContinue
+            usesSessionLimits = true
+            return
+        }
         timeouts = options.timeouts == .unset ? session.timeouts : options.timeouts.merged(over: session.timeouts)
         redirectPolicy = options.redirectPolicy ?? session.redirectPolicy
         maximumBodySize = options.maximumBodySize ?? session.maximumBodySize
         httpVersion = options.httpVersion ?? session.httpVersion
         proxyOverride = options.proxy
-        self.reportsProgress = reportsProgress
         credential = options.credential
         expectContinue = options.expectContinue ?? session.expectContinue
         usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil

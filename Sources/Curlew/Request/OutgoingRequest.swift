@@ -6,30 +6,90 @@ import HTTPTypes
 
 /// A request as it will go on the wire: URL, method, header fields, body and options.
 ///
-/// Interceptors adapt this value before each attempt.
+/// Interceptors adapt this value before each attempt. It travels through every stage of the
+/// pipeline: its fields live in one shared box, copied only when a copy of the request
+/// changes (copy on write), so passing a request around costs one reference count.
 public struct OutgoingRequest: Sendable {
+    /// The fields, shared between copies until one of them changes.
+    private var storage: Storage
+
     /// The absolute http or https URL.
-    public var url: URL
+    public var url: URL {
+        get { storage.url }
+        _modify {
+            makeUnique()
+            yield &storage.url
+        }
+    }
     /// The method; any RFC 9110 method or a custom one.
-    public var method: HTTPRequest.Method
+    public var method: HTTPRequest.Method {
+        get { storage.method }
+        _modify {
+            makeUnique()
+            yield &storage.method
+        }
+    }
     /// The header fields. `User-Agent`, `Accept-Language` and `Accept-Encoding` defaults are
     /// added unless set here (see ``SessionConfiguration/userAgent``).
-    public var headerFields: HTTPFields
+    public var headerFields: HTTPFields {
+        get { storage.headerFields }
+        _modify {
+            makeUnique()
+            yield &storage.headerFields
+        }
+    }
     /// The body, if any.
-    public var body: RequestBody?
+    public var body: RequestBody? {
+        get { storage.body }
+        _modify {
+            makeUnique()
+            yield &storage.body
+        }
+    }
     /// Per-request overrides of the session's settings.
-    public var options: RequestOptions
+    public var options: RequestOptions {
+        get { storage.options }
+        _modify {
+            makeUnique()
+            yield &storage.options
+        }
+    }
 
     /// Creates a request.
     public init(
         url: URL, method: HTTPRequest.Method = .get, headerFields: HTTPFields = [:],
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) {
-        self.url = url
-        self.method = method
-        self.headerFields = headerFields
-        self.body = body
-        self.options = options
+        storage = Storage(url: url, method: method, headerFields: headerFields, body: body, options: options)
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// The box the copies share.
+    private final class Storage: @unchecked Sendable {
+        // Safe: the fields change only through `OutgoingRequest`'s accessors, after
+        // `makeUnique()`, so only in a box that one request holds alone; shared boxes are
+        // read-only. For the same reason the runtime's exclusivity checks are left out: the
+        // struct's accessors are checked statically, as stored properties would be.
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var method: HTTPRequest.Method
+        @exclusivity(unchecked) var headerFields: HTTPFields
+        @exclusivity(unchecked) var body: RequestBody?
+        @exclusivity(unchecked) var options: RequestOptions
+
+        init(url: URL, method: HTTPRequest.Method, headerFields: HTTPFields, body: RequestBody?, options: RequestOptions) {
+            self.url = url
+            self.method = method
+            self.headerFields = headerFields
+            self.body = body
+            self.options = options
+        }
+
+        func copy() -> Storage {
+            Storage(url: url, method: method, headerFields: headerFields, body: body, options: options)
+        }
     }
 
     /// Converts a Foundation `URLRequest`, for code arriving from URLSession or Alamofire.
@@ -57,6 +117,16 @@ public struct OutgoingRequest: Sendable {
             url: url, method: method, headerFields: fields,
             body: urlRequest.httpBody.map { .data($0) } ?? urlRequest.httpBodyStream.map { .inputStream($0) },
             options: options)
+    }
+}
+
+extension OutgoingRequest: CustomReflectable {
+    /// The fields, as a struct that stored them would show them (`print`, `dump`, debuggers).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["url": url, "method": method, "headerFields": headerFields, "body": body as Any, "options": options],
+            displayStyle: .struct)
     }
 }
 
