@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Reads a response head from the lines libcurl hands the header callback, one at a time.
 ///
 /// A status line starts a head (and drops any head before it: a 1xx, a challenge libcurl
@@ -32,7 +38,11 @@ struct ResponseHeadParser {
         if content.first == UInt8(ascii: "H"), content.starts(with: "HTTP/".utf8) {
             return parseStatusLine(content) ? .statusLine : .malformedStatusLine
         }
-        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { return .field }
+        // libc's memchr: the generic search checked bounds at every byte of every line.
+        guard let base = content.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ":")), content.count) else {
+            return .field
+        }
+        let colon = base.distance(to: UnsafeRawPointer(found))
         var valueStart = colon + 1
         while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
             valueStart += 1
