@@ -182,7 +182,7 @@ final class Transfer: Sendable {
     /// Called on the curl thread when the final head arrived.
     func deliverHead(_ head: ResponseHead) {
         let waiters = state.withLock { $0.headReceived(head) }
-        for waiter in waiters { waiter.resume(returning: head) }
+        waiters.forEach { $0.resume(returning: head) }
         events?.emit(.response(head.response))
     }
 

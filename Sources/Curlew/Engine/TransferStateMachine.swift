@@ -23,8 +23,8 @@ struct TransferStateMachine {
     private(set) var phase: Phase = .idle
     private var result: Result<TransferOutcome, CurlewError>?
     private(set) var cancelReason: CurlewError?
-    private var outcomeWaiters: [OutcomeContinuation] = []
-    private var headWaiters: [HeadContinuation] = []
+    private var outcomeWaiters = WaiterList<OutcomeContinuation>()
+    private var headWaiters = WaiterList<HeadContinuation>()
     private(set) var head: ResponseHead?
     /// Whether the owner suspended the transfer; a start asked for meanwhile waits for resume.
     private(set) var isSuspended = false
@@ -45,8 +45,8 @@ struct TransferStateMachine {
 
     /// Resumptions that must run after the lock is released.
     struct Resumptions {
-        var outcomeWaiters: [OutcomeContinuation] = []
-        var headWaiters: [HeadContinuation] = []
+        var outcomeWaiters = WaiterList<OutcomeContinuation>()
+        var headWaiters = WaiterList<HeadContinuation>()
         var chunkWaiter: ChunkContinuation?
         var result: Result<TransferOutcome, CurlewError>?
 
@@ -55,10 +55,8 @@ struct TransferStateMachine {
         /// Resumes everyone with the final result.
         func run() {
             guard let result else { return }
-            for waiter in outcomeWaiters { waiter.resume(with: result.mapError { $0 as any Error }) }
-            for waiter in headWaiters {
-                waiter.resume(with: result.map(\.responseHead).mapError { $0 as any Error })
-            }
+            outcomeWaiters.forEach { $0.resume(with: result.mapError { $0 as any Error }) }
+            headWaiters.forEach { $0.resume(with: result.map(\.responseHead).mapError { $0 as any Error }) }
             if let chunkWaiter {
                 switch result {
                 case .success: chunkWaiter.resume(returning: nil)
@@ -175,11 +173,10 @@ struct TransferStateMachine {
     // MARK: Events from the curl thread
 
     /// The final head arrived. Returns the waiters to resume with it.
-    mutating func headReceived(_ head: ResponseHead) -> [HeadContinuation] {
-        guard phase == .running, self.head == nil else { return [] }
+    mutating func headReceived(_ head: ResponseHead) -> WaiterList<HeadContinuation> {
+        guard phase == .running, self.head == nil else { return WaiterList() }
         self.head = head
-        defer { headWaiters.removeAll() }
-        return headWaiters
+        return headWaiters.takeAll()
     }
 
     enum ChunkAction {
@@ -233,9 +230,7 @@ struct TransferStateMachine {
         }
         result = final
         var resumptions = Resumptions(
-            outcomeWaiters: outcomeWaiters, headWaiters: headWaiters, result: final)
-        outcomeWaiters.removeAll()
-        headWaiters.removeAll()
+            outcomeWaiters: outcomeWaiters.takeAll(), headWaiters: headWaiters.takeAll(), result: final)
         // A streaming consumer drains what is buffered before it sees the end; one already
         // waiting has nothing buffered, so it is resumed now.
         if let waiter = chunkWaiter {

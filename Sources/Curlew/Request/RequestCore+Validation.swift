@@ -11,7 +11,12 @@ extension RequestCore {
     /// header, a matching `Content-Type`.
     func addStandardValidations() {
         state.withLock { state in
-            state.validations.append(.standard)
+            // The usual case, `validate()` alone, shares one array instead of allocating one.
+            if state.validations.isEmpty {
+                state.validations = ValidationStep.standardOnly
+            } else {
+                state.validations.append(.standard)
+            }
             state.hasStandardValidation = true
         }
     }
@@ -67,6 +72,6 @@ extension RequestCore.State {
     /// See ``RequestCore/validationsForRun()``; for callers that hold the lock already.
     func validationsForRun(usesDefaultValidation: Bool) -> [ValidationStep] {
         guard usesDefaultValidation, !skipsDefaultValidation, !hasStandardValidation else { return validations }
-        return validations + [.standard]
+        return validations.isEmpty ? ValidationStep.standardOnly : validations + [.standard]
     }
 }

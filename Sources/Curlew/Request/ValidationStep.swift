@@ -12,6 +12,9 @@ enum ValidationStep: Sendable {
     case standard
     case custom(ResponseValidation)
 
+    /// `[.standard]`, made once: the checks of most requests.
+    static let standardOnly: [ValidationStep] = [.standard]
+
     /// Runs the check. The standard one runs ``Validators/standard`` on the built head unless
     /// the response plainly passes it, so that a failure reads exactly as theirs do.
     func run(_ head: ResponseHead, request: OutgoingRequest, body: Data?) throws {
