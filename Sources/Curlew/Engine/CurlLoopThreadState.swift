@@ -66,31 +66,33 @@ final class CurlLoopThreadState: @unchecked Sendable {
             transfer.finish(.failure(reason))
             return
         }
+        let context = transfer.context
+        let url = context.request.url
         let handle: EasyHandle
         do {
-            handle = try handles.take(for: transfer.context.request.url)
+            handle = try handles.take(for: url)
         } catch {
             transfer.finish(.failure(error))
             return
         }
         do {
-            defer { if transfer.context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
-            try handles.prepareProxy(transfer.context.settings.proxyOverride, on: handle, url: transfer.context.request.url)
-            transfer.context.trustPolicy = try handles.prepareTrust(on: handle, url: transfer.context.request.url)
-            try transfer.context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
-            try handles.prepareUnixSocket(transfer.context.unixSocket, on: handle, url: transfer.context.request.url)
+            defer { if context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
+            try handles.prepareProxy(context.settings.proxyOverride, on: handle, url: url)
+            context.trustPolicy = try handles.prepareTrust(on: handle, url: url)
+            try context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
+            try handles.prepareUnixSocket(context.unixSocket, on: handle, url: url)
         } catch {
             recycle(handle)
-            transfer.context.easy = nil
+            context.easy = nil
             transfer.finish(.failure(error))
             return
         }
         let code = curl_multi_add_handle(multi, handle.pointer)
         guard code == CURLM_OK else {
             recycle(handle)
-            transfer.context.easy = nil
+            context.easy = nil
             let message = String(cString: curl_multi_strerror(code))
-            transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: transfer.context.request.url)))
+            transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: url)))
             return
         }
         handle.owner = transfer

@@ -8,7 +8,7 @@ public protocol URLConvertible: Sendable {
 
 extension String: URLConvertible {
     public func asURL() throws(CurlewError) -> URL {
-        guard let url = URL(string: self), url.scheme != nil else {
+        guard let url = URL(string: self), URLTextLayout.startsWithScheme(self) else {
             throw CurlewError(.invalidURL, "'\(Redaction.string(self))' is not a valid absolute URL")
         }
         return url

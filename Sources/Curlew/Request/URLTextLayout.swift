@@ -35,6 +35,31 @@ struct URLTextLayout {
         hostStart = host
     }
 
+    /// Whether `text` starts with a scheme and its `:` (RFC 3986: a letter, then letters, digits,
+    /// `+`, `-` or `.`), which is when Foundation's `URL(string:)` gives a URL a scheme: asked
+    /// of the bytes, because `URL.scheme` parses the URL's text again.
+    static func startsWithScheme(_ text: String) -> Bool {
+        if let answer = text.utf8.withContiguousStorageIfAvailable(startsWithScheme) { return answer }
+        return startsWithScheme(Array(text.utf8))
+    }
+
+    private static func startsWithScheme<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {
+        guard let first = bytes.first, isLetter(first) else { return false }
+        for index in (bytes.startIndex + 1)..<bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":") { return true }
+            let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            guard isLetter(byte) || isDigit || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+            else { return false }
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
     /// Whether the authority holds user information (an `@`).
     var hasUserInfo: Bool {
         guard let authority else { return false }
