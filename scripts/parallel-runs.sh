@@ -43,9 +43,9 @@ for ((run = 1; run <= runs; run++)); do
     log="$logs/run-$run.log"
     start=$(date +%s)
     if [[ -n "$binary" ]]; then
-        "$binary" --testing-library swift-testing --skip 'Memory|Timing|Threads' >"$log" 2>&1
+        "$binary" --testing-library swift-testing --skip 'Memory|Timing|Threads|Descriptors' >"$log" 2>&1
     else
-        swift test --skip-build --skip 'Memory|Timing|Threads' >"$log" 2>&1
+        swift test --skip-build --skip 'Memory|Timing|Threads|Descriptors' >"$log" 2>&1
     fi
     status=$?
     seconds=$(($(date +%s) - start))

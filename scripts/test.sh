@@ -15,14 +15,15 @@ fi
 swift build --build-tests
 # Tests whose names contain "Memory" measure the resident memory of the test process, which
 # every test shares, those with "Threads" count the process's threads, which every session adds
-# to, and those with "Timing" hold a drip against a time limit; they run afterwards, one at a
-# time, so no other test's allocations, sessions or load count.
+# to, those with "Descriptors" count the process's open descriptors, and those with "Timing"
+# hold a drip against a time limit; they run afterwards, one at a time, so no other test's
+# allocations, sessions, descriptors or load count.
 # The tests run with proxies exported to a dead address: every test talks to loopback servers,
 # which Curlew never sends through an environment proxy, and the tools the tests start get an
 # environment without them. A test that leaks through a proxy fails here, not on a user's machine.
 export http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 all_proxy=socks5://127.0.0.1:9
-swift test --skip-build --skip 'Memory|Timing|Threads' "$@"
-swift test --skip-build --no-parallel --filter 'Memory|Timing|Threads' "$@"
+swift test --skip-build --skip 'Memory|Timing|Threads|Descriptors' "$@"
+swift test --skip-build --no-parallel --filter 'Memory|Timing|Threads|Descriptors' "$@"
 # The documentation (DocC, both modules) builds without a warning; its snippets were compiled
 # by the build above. About 30 s on top of a built tree.
 scripts/docs.sh
