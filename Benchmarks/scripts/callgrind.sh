@@ -27,18 +27,9 @@ run_callgrind() {
     : >"$out"
     local -a extra
     for client in curlew curlew-exec ahc rawcurl; do
-        extra=()
-        case "$client" in
-            curlew) binary="$SWIFT_BIN/curlew-bench"; [ "$CURLEW_BUILT" = 1 ] || binary="" ;;
-            curlew-exec)
-                binary="$SWIFT_BIN/curlew-bench"
-                extra=(--executor session)
-                [ "$CURLEW_BUILT" = 1 ] || binary=""
-                ;;
-            ahc) binary="$SWIFT_BIN/ahc-bench" ;;
-            rawcurl) binary="$RUN/bin/rawcurl" ;;
-        esac
-        if [ -z "$binary" ] || [ ! -x "$binary" ]; then
+        if count_binary "$client"; then
+            binary=$COUNT_BINARY extra=("${COUNT_EXTRA[@]}")
+        else
             loud "callgrind: $client did not build; skipped"
             jq -cn --arg c "$client" '{client:$c, requests:0, note:"did not build"}' >>"$out"
             continue

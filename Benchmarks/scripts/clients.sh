@@ -232,3 +232,20 @@ run_one() {
     # Let sockets in TIME_WAIT and dirty pages settle a little between clients.
     sleep "$PAUSE"
 }
+
+# The binary the counting modes (callgrind.sh, syscalls.sh) run for CLIENT, in COUNT_BINARY,
+# and its extra arguments, in COUNT_EXTRA; fails (with COUNT_BINARY empty) when it did not build.
+# shellcheck disable=SC2034 # COUNT_EXTRA is read by callgrind.sh and syscalls.sh.
+count_binary() {
+    COUNT_BINARY="" COUNT_EXTRA=()
+    case "$1" in
+        curlew) if [ "$CURLEW_BUILT" = 1 ]; then COUNT_BINARY="$SWIFT_BIN/curlew-bench"; fi ;;
+        curlew-exec)
+            if [ "$CURLEW_BUILT" = 1 ]; then COUNT_BINARY="$SWIFT_BIN/curlew-bench"; fi
+            COUNT_EXTRA=(--executor session)
+            ;;
+        ahc) COUNT_BINARY="$SWIFT_BIN/ahc-bench" ;;
+        rawcurl) COUNT_BINARY="$RUN/bin/rawcurl" ;;
+    esac
+    [ -n "$COUNT_BINARY" ] && [ -x "$COUNT_BINARY" ]
+}

@@ -31,18 +31,9 @@ run_syscalls() {
     : >"$out"
     local -a extra
     for client in curlew curlew-exec rawcurl ahc; do
-        extra=()
-        binary=""
-        case "$client" in
-            curlew) [ "$CURLEW_BUILT" = 1 ] && binary="$SWIFT_BIN/curlew-bench" ;;
-            curlew-exec)
-                [ "$CURLEW_BUILT" = 1 ] && binary="$SWIFT_BIN/curlew-bench"
-                extra=(--executor session)
-                ;;
-            ahc) binary="$SWIFT_BIN/ahc-bench" ;;
-            rawcurl) binary="$RUN/bin/rawcurl" ;;
-        esac
-        if [ -z "$binary" ] || [ ! -x "$binary" ]; then
+        if count_binary "$client"; then
+            binary=$COUNT_BINARY extra=("${COUNT_EXTRA[@]}")
+        else
             loud "strace: $client did not build; skipped"
             jq -cn --arg c "$client" '{client:$c, requests:0, note:"did not build"}' >>"$out"
             continue

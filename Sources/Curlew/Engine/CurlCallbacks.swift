@@ -6,8 +6,7 @@ import Foundation
 /// ``EasyHandle/transfer`` the curl loop keeps alive while the handle is in the multi handle;
 /// all run on the curl thread.
 enum CurlCallbacks {
-    // The three called for every chunk and every header line reach the transfer without
-    // retaining it or the handle (see `EasyHandle.withTransfer`).
+    // Each reaches the transfer without retaining it or the handle (see `EasyHandle.withTransfer`).
     static let write: curlew_data_callback = { buffer, size, count, userdata in
         guard let userdata else { return 0 }
         return EasyHandle.withTransfer(userdata, otherwise: 0) { handle, transfer in
@@ -33,22 +32,28 @@ enum CurlCallbacks {
     }
 
     static let seek: curlew_seek_callback = { userdata, offset, origin in
-        guard let userdata, origin == SEEK_SET, let transfer = EasyHandle.transfer(from: userdata) else { return curlew_CURL_SEEKFUNC_CANTSEEK }
-        return transfer.context.handleSeek(to: Int64(offset))
+        guard let userdata, origin == SEEK_SET else { return curlew_CURL_SEEKFUNC_CANTSEEK }
+        return EasyHandle.withTransfer(userdata, otherwise: curlew_CURL_SEEKFUNC_CANTSEEK) { _, transfer in
+            transfer.context.handleSeek(to: Int64(offset))
+        }
     }
 
     static let progress: curlew_xferinfo_callback = { userdata, downloadTotal, downloadNow, uploadTotal, uploadNow in
-        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return 0 }
-        transfer.context.handleProgress(
-            downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
-            uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow), transfer: transfer)
+        guard let userdata else { return 0 }
+        EasyHandle.withTransfer(userdata, otherwise: ()) { _, transfer in
+            transfer.context.handleProgress(
+                downloadTotal: Int64(downloadTotal), downloadNow: Int64(downloadNow),
+                uploadTotal: Int64(uploadTotal), uploadNow: Int64(uploadNow), transfer: transfer)
+        }
         return 0
     }
 
     /// After the connection (and its TLS handshake) is ready, before the request is written:
     /// runs the trust policy's check. Installed only for policies that have one.
     static let prerequest: curlew_prereq_callback = { userdata, _, _, _, _ in
-        guard let userdata, let transfer = EasyHandle.transfer(from: userdata) else { return curlew_CURL_PREREQFUNC_ABORT }
-        return transfer.context.handlePrerequest()
+        guard let userdata else { return curlew_CURL_PREREQFUNC_ABORT }
+        return EasyHandle.withTransfer(userdata, otherwise: curlew_CURL_PREREQFUNC_ABORT) { _, transfer in
+            transfer.context.handlePrerequest()
+        }
     }
 }

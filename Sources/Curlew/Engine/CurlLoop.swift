@@ -6,10 +6,9 @@ import Synchronization
 ///
 /// Other threads never touch curl handles: they append commands to a locked queue, and wake
 /// the thread through its own eventfd only when it sleeps (``LoopWakeGate``), after letting go
-/// of the lock. The thread
-/// runs `curl_multi_perform`, handles every completion of an iteration in one batch, and
-/// sleeps in `curl_multi_wait` with the eventfd as an extra descriptor. Continuations are
-/// resumed straight from this thread.
+/// of the lock. The thread runs `curl_multi_perform`, handles every completion of an iteration
+/// in one batch, and sleeps in `curl_multi_wait` with the eventfd as an extra descriptor.
+/// Continuations are resumed straight from this thread.
 ///
 /// The loop is also a `TaskExecutor` (``Session/taskExecutor``): jobs of tasks that prefer it
 /// run on this thread between iterations, so a task that awaits its requests there never

@@ -50,11 +50,6 @@ final class EasyHandle {
     /// The opaque pointer libcurl passes to the callbacks.
     var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    /// The transfer of the handle behind a callback's `userdata`.
-    static func transfer(from userdata: UnsafeMutableRawPointer) -> Transfer? {
-        Unmanaged<EasyHandle>.fromOpaque(userdata).takeUnretainedValue().transfer?.takeUnretainedValue()
-    }
-
     /// Runs `body` with the handle behind a callback's `userdata` and its transfer, neither
     /// retained: the pool keeps the handle, and the loop's `active` list its transfer (``owner``),
     /// for as long as the handle is in the multi handle, which is whenever libcurl calls back.

@@ -36,8 +36,9 @@ struct URLTextLayout {
     }
 
     /// Whether `text` starts with a scheme and its `:` (RFC 3986: a letter, then letters, digits,
-    /// `+`, `-` or `.`), which is when Foundation's `URL(string:)` gives a URL a scheme: asked
-    /// of the bytes, because `URL.scheme` parses the URL's text again.
+    /// `+`, `-` or `.`), which is when Foundation's `URL(string:)` gives a URL a non-empty
+    /// scheme (it reads `":x"` as scheme `""`): asked of the bytes, because `URL.scheme` parses
+    /// the URL's text again.
     static func startsWithScheme(_ text: String) -> Bool {
         if let answer = text.utf8.withContiguousStorageIfAvailable(startsWithScheme) { return answer }
         return startsWithScheme(Array(text.utf8))
