@@ -91,6 +91,9 @@ struct EventMonitorTests {
         #expect(first.ids.all == second.ids.all)
         _ = try await request.data()
         #expect(first.lines.all.last == "serialized Data true")
+        // `data()` and `result()` skip building a Response only when no monitor watches.
+        _ = await request.result()
+        #expect(first.lines.all.filter { $0 == "serialized Data true" }.count == 2, "\(first.lines.all)")
         #expect(counter.count() == 2)
     }
 

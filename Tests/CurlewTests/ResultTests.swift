@@ -67,4 +67,24 @@ struct ResultTests {
         #expect(try Fixtures.echo(result.get()).path == path)
         #expect(server.requestCount(path: path) == 1)
     }
+
+    @Test func aDownloadWhoseFileWasRemovedFailsToReadWithAFileSystemError() async throws {
+        let server = try await Fixtures.server()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-result-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let download = Fixtures.session.download(server.url("/bytes/100"), to: .file(directory.appendingPathComponent("gone")))
+        let file = try await download.fileURL()
+        try FileManager.default.removeItem(at: file)
+        // data() and result() read the file again, without building a Response first.
+        let thrown = await #expect(throws: CurlewError.self) { _ = try await download.data() }
+        #expect(thrown?.kind == .fileSystem)
+        #expect(thrown?.message.contains("cannot read the downloaded file") == true, "\(thrown?.message ?? "")")
+        guard case .failure(let error) = await download.result() else {
+            Issue.record("reading a removed file must fail")
+            return
+        }
+        #expect(error.kind == .fileSystem)
+        #expect(error.status?.code == 200, "the error carries the response head")
+    }
 }

@@ -148,27 +148,34 @@ public class Request: @unchecked Sendable {
     /// The response with its raw body: the collected one, or the downloaded file's contents.
     static func body(of completed: RequestCore.Completed) throws(CurlewError) -> Response<Data> {
         let outcome = completed.outcome
-        var body = outcome.body
-        if let file = outcome.fileURL {
-            do {
-                // An empty file is not read: Foundation's reader allocates a buffer for it that
-                // it never frees (LeakSanitizer saw 4 KiB per empty download).
-                let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
-                body = size == 0 ? Data() : try Data(contentsOf: file)
-            } catch {
-                throw CurlewError(
-                    .fileSystem, "cannot read the downloaded file \(file.path): \(error.localizedDescription)",
-                    url: outcome.url, responseHead: outcome.head, underlying: error)
-            }
-        }
         return Response(
-            request: outcome.request, url: outcome.url, responseHead: outcome.responseHead, value: body,
+            request: outcome.request, url: outcome.url, responseHead: outcome.responseHead, value: try rawBody(of: outcome),
             metrics: outcome.metrics, redirects: outcome.redirects, attempts: completed.attempts)
+    }
+
+    /// The collected body, or the downloaded file's contents.
+    private static func rawBody(of outcome: TransferOutcome) throws(CurlewError) -> Data {
+        guard let file = outcome.fileURL else { return outcome.body }
+        do {
+            // An empty file is not read: Foundation's reader allocates a buffer for it that
+            // it never frees (LeakSanitizer saw 4 KiB per empty download).
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
+            return size == 0 ? Data() : try Data(contentsOf: file)
+        } catch {
+            throw CurlewError(
+                .fileSystem, "cannot read the downloaded file \(file.path): \(error.localizedDescription)",
+                url: outcome.url, responseHead: outcome.head, underlying: error)
+        }
     }
 
     /// The body.
     public func data() async throws(CurlewError) -> Data {
-        try await serialized(by: DataResponseSerializer()).value
+        // `DataResponseSerializer` hands the body back as it is and never fails: no `Response`
+        // is built for it (about 3,000 instructions per small request) unless an event monitor
+        // watches serializations. Called here rather than through a helper: each async level
+        // adds a hop and a task-frame allocation.
+        guard core.monitor == nil else { return try await serialized(by: DataResponseSerializer()).value }
+        return try Self.rawBody(of: try await core.completed().outcome)
     }
 
     /// The body, or the error ``data()`` would have thrown — Alamofire's `response.result` of
@@ -186,7 +193,13 @@ public class Request: @unchecked Sendable {
     /// ``Response``) of ``serialized(by:)``. Asking several of them, and the throwing ones, still
     /// makes one transfer.
     public func result() async -> Result<Data, CurlewError> {
-        await serializedResult(by: DataResponseSerializer()).map(\.value)
+        // As in `data()`: no `Response` unless a monitor watches serializations.
+        guard core.monitor == nil else { return await serializedResult(by: DataResponseSerializer()).map(\.value) }
+        do {
+            return .success(try Self.rawBody(of: try await core.completed().outcome))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The body decoded from JSON, or the error ``decode(_:decoder:)`` would have thrown.
