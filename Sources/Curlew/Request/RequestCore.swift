@@ -7,13 +7,26 @@ import Synchronization
 /// after serializer failures), cancellation, events and event monitors.
 final class RequestCore: Sendable {
     /// A finished pipeline run: the outcome of the last attempt and how many attempts it took.
-    struct Completed: Sendable {
-        var outcome: TransferOutcome
-        var attempts: Int
+    ///
+    /// A class, so that the `Result<Completed, CurlewError>` the run publishes, stores and hands
+    /// to each consumer is one reference either way. As a struct of two references and three
+    /// other words it made that result an enum of two payloads that were copied and destroyed
+    /// through outlined value-witness code: 2,100 instructions per small request more on
+    /// `Session.taskExecutor`, 2,600 on the default executor, than the class's one allocation.
+    final class Completed: Sendable {
+        let outcome: TransferOutcome
+        let attempts: Int
         /// The last attempt's request as the adapters made it (before redirects).
-        var request: OutgoingRequest
+        let request: OutgoingRequest
         /// When the last attempt started.
-        var attemptStart: ContinuousClock.Instant
+        let attemptStart: ContinuousClock.Instant
+
+        init(outcome: TransferOutcome, attempts: Int, request: OutgoingRequest, attemptStart: ContinuousClock.Instant) {
+            self.outcome = outcome
+            self.attempts = attempts
+            self.request = request
+            self.attemptStart = attemptStart
+        }
     }
 
     /// What a consumer does after its serializer failed.
