@@ -10,9 +10,7 @@ final class LoopClock {
     @exclusivity(unchecked) private(set) var now = ContinuousClock.now
 
     /// Reads the clock; called by the loop each time it wakes.
-    @discardableResult
-    func tick() -> ContinuousClock.Instant {
+    func tick() {
         now = .now
-        return now
     }
 }

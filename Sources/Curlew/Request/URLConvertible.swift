@@ -74,12 +74,8 @@ extension URL {
     static func transferProblem(of bytes: UnsafeBufferPointer<UInt8>) -> TransferProblem? {
         guard let layout = URLTextLayout(bytes), layout.schemeEnd > 0 else { return .noScheme }
         let scheme = UnsafeBufferPointer(rebasing: bytes[..<layout.schemeEnd])
-        for (offset, byte) in scheme.enumerated() {
-            let folded = byte | 0x20
-            let isLetter = folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
-            let isOther = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            if offset == 0 ? !isLetter : !(isLetter || isOther) { return .noScheme }
+        for (offset, byte) in scheme.enumerated() where !URLTextLayout.isSchemeByte(byte, first: offset == 0) {
+            return .noScheme
         }
         guard URLTextLayout.equalsIgnoringCase(scheme, "http") || URLTextLayout.equalsIgnoringCase(scheme, "https")
             || URLTextLayout.equalsIgnoringCase(scheme, "http+unix")

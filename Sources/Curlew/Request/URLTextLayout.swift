@@ -45,20 +45,22 @@ struct URLTextLayout {
     }
 
     private static func startsWithScheme<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {
-        guard let first = bytes.first, isLetter(first) else { return false }
-        for index in (bytes.startIndex + 1)..<bytes.endIndex {
+        for index in bytes.indices {
             let byte = bytes[index]
-            if byte == UInt8(ascii: ":") { return true }
-            let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-            guard isLetter(byte) || isDigit || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: ".")
-            else { return false }
+            if byte == UInt8(ascii: ":") { return index != bytes.startIndex }
+            guard isSchemeByte(byte, first: index == bytes.startIndex) else { return false }
         }
         return false
     }
 
-    private static func isLetter(_ byte: UInt8) -> Bool {
-        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    /// Whether `byte` may stand in a scheme (RFC 3986 §3.1): a letter first, then letters,
+    /// digits, `+`, `-` or `.`.
+    static func isSchemeByte(_ byte: UInt8, first: Bool) -> Bool {
+        let folded = byte | 0x20
+        let isLetter = folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")
+        if first || isLetter { return isLetter }
+        return (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
     /// Whether the authority holds user information (an `@`).
