@@ -95,7 +95,7 @@ struct HandleReuseTests {
         let handle = try #require(curl_easy_init())
         defer { curl_easy_cleanup(handle) }
         let url = try #require(URL(string: "http://localhost/"))
-        let options = EasyOptions(handle: handle, url: url)
+        let options = EasyOptions(handle: handle, request: OutgoingRequest(url: url))
         let unknown = CURLoption(rawValue: 9_999)
         var recorded: Int? = 5
         try options.set(unknown, 5, recorded: &recorded)  // Skipped: libcurl would refuse it.

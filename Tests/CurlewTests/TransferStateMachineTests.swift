@@ -12,7 +12,7 @@ struct TransferStateMachineTests {
     private func outcome() -> TransferOutcome {
         let url = URL(string: "http://127.0.0.1/")!
         return TransferOutcome(
-            request: OutgoingRequest(url: url), url: url, head: HTTPResponse(status: .ok), body: Data("x".utf8),
+            request: OutgoingRequest(url: url), head: HTTPResponse(status: .ok), body: Data("x".utf8),
             metrics: .zero, redirects: [])
     }
 

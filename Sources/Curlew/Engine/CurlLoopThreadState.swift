@@ -67,20 +67,20 @@ final class CurlLoopThreadState: @unchecked Sendable {
             return
         }
         let context = transfer.context
-        let url = context.request.url
+        let request = context.request
         let handle: EasyHandle
         do {
-            handle = try handles.take(for: url)
+            handle = try handles.take(for: request)
         } catch {
             transfer.finish(.failure(error))
             return
         }
         do {
             defer { if context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
-            try handles.prepareProxy(context.settings.proxyOverride, on: handle, url: url)
-            context.trustPolicy = try handles.prepareTrust(on: handle, url: url)
+            try handles.prepareProxy(context.settings.proxyOverride, on: handle, request: request)
+            context.trustPolicy = try handles.prepareTrust(on: handle, request: request)
             try context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
-            try handles.prepareUnixSocket(context.unixSocket, on: handle, url: url)
+            try handles.prepareUnixSocket(context.unixSocket, on: handle, request: request)
         } catch {
             recycle(handle)
             context.easy = nil
@@ -92,7 +92,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             recycle(handle)
             context.easy = nil
             let message = String(cString: curl_multi_strerror(code))
-            transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: url)))
+            transfer.finish(.failure(CurlewError(.transport, "curl_multi_add_handle failed: \(message)", url: request.url)))
             return
         }
         handle.owner = transfer

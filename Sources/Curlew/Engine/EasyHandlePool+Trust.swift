@@ -3,7 +3,7 @@ import CTLSShims
 import Foundation
 
 extension EasyHandlePool {
-    /// Sets the TLS options of the trust policy for `url`'s host on `handle`, unless the
+    /// Sets the TLS options of the trust policy for the host of `request`'s URL on `handle`, unless the
     /// handle already has them, and returns the policy. With a uniform configuration (no host
     /// patterns) the options were set when the handle was made, and the policy is returned
     /// only when it has a check to run after the handshake; otherwise nil, at no cost.
@@ -12,21 +12,22 @@ extension EasyHandlePool {
     /// pooled handle keeps nothing of an earlier one. libcurl only reuses a connection whose
     /// TLS settings (verification, CA blob and path, version, client certificate) equal the
     /// request's, and the post-handshake check runs on reused connections too.
-    func prepareTrust(on handle: EasyHandle, url: URL) throws(CurlewError) -> ResolvedTrustPolicy? {
+    func prepareTrust(on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) -> ResolvedTrustPolicy? {
         let resolved: ResolvedTrust
         switch trust {
         case .success(let value): resolved = value
         case .failure(let problem):
-            throw CurlewError(.invalidRequest, "the session's trust configuration cannot be used: \(problem.message)", url: url)
+            throw CurlewError(.invalidRequest, "the session's trust configuration cannot be used: \(problem.message)", url: request.url)
         }
         if resolved.isUniform && !resolved.uniformPolicyActsPerRequest { return nil }
+        let url = request.url
         let policy = resolved.policy(forHost: url.host ?? "")
         // A uniform policy was applied when the handle was made (see `applyUniformTrust`).
         if !resolved.isUniform, handle.trustPolicyIndex != policy.index {
             // Forget the old policy first: if setting the new one fails half way, the next
             // request sets it all again.
             handle.trustPolicyIndex = nil
-            try apply(policy, EasyOptions(handle: handle.pointer, url: url))
+            try apply(policy, EasyOptions(handle: handle.pointer, request: request))
             handle.trustPolicyIndex = policy.index
         }
         // `CURLOPT_PREREQDATA` points at the handle, whose transfer the callback reads.
@@ -36,11 +37,11 @@ extension EasyHandlePool {
 
     /// Sets a uniform trust configuration's policy on a new handle, unless libcurl's defaults
     /// are that policy already.
-    func applyUniformTrust(on handle: EasyHandle, url: URL) throws(CurlewError) {
+    func applyUniformTrust(on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
         guard case .success(let resolved) = trust, resolved.isUniform, let policy = resolved.policies.first,
             !policy.isLibcurlDefault
         else { return }
-        try apply(policy, EasyOptions(handle: handle.pointer, url: url))
+        try apply(policy, EasyOptions(handle: handle.pointer, request: request))
         handle.trustPolicyIndex = policy.index
     }
 

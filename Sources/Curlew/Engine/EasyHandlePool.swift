@@ -48,14 +48,14 @@ final class EasyHandlePool {
     }
 
     /// A configured handle, reused when one is idle.
-    func take(for url: URL) throws(CurlewError) -> EasyHandle {
+    func take(for request: OutgoingRequest) throws(CurlewError) -> EasyHandle {
         if let handle = idle.popLast() { return handle }
         guard let handle = EasyHandle(clock: clock) else {
-            throw CurlewError(.transport, "curl_easy_init failed: out of memory", url: url)
+            throw CurlewError(.transport, "curl_easy_init failed: out of memory", url: request.url)
         }
         do {
-            try configureSessionOptions(handle, url: url)
-            try applyUniformTrust(on: handle, url: url)
+            try configureSessionOptions(handle, request: request)
+            try applyUniformTrust(on: handle, request: request)
         } catch {
             handle.close()
             throw error
@@ -90,9 +90,9 @@ final class EasyHandlePool {
         sessionHeaders = nil
     }
 
-    private func configureSessionOptions(_ easy: EasyHandle, url: URL) throws(CurlewError) {
+    private func configureSessionOptions(_ easy: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
         let handle = easy.pointer
-        let options = EasyOptions(handle: handle, url: url)
+        let options = EasyOptions(handle: handle, request: request)
         try easy.setStableOptions(options)
         try options.set(CURLOPT_NOSIGNAL, 1)
         try options.set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -111,26 +111,26 @@ final class EasyHandlePool {
         try applyProxy(configuration.proxy, options)
         // TLS options are libcurl's defaults here (verify the peer and the host, the system's
         // certificate authorities); non-uniform trust configurations set them per hop in
-        // `prepareTrust(on:transfer:url:)`.
+        // `prepareTrust(on:request:)`.
     }
 
     /// Sets a request's own proxy on `handle`, or the session's again where an earlier request
     /// overrode it; nothing for the common case of neither.
-    func prepareProxy(_ override: ProxyConfiguration?, on handle: EasyHandle, url: URL) throws(CurlewError) {
+    func prepareProxy(_ override: ProxyConfiguration?, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
         if let override {
             // Marked first: if setting it fails half way, the session's are set again on reuse.
             handle.proxyOverridden = true
-            try applyProxy(override, EasyOptions(handle: handle.pointer, url: url))
+            try applyProxy(override, EasyOptions(handle: handle.pointer, request: request))
         } else if handle.proxyOverridden {
-            try applyProxy(configuration.proxy, EasyOptions(handle: handle.pointer, url: url))
+            try applyProxy(configuration.proxy, EasyOptions(handle: handle.pointer, request: request))
             handle.proxyOverridden = false
         }
     }
 
     /// Points `handle` at the hop's Unix-domain socket, or clears the socket an earlier hop
     /// left on it; nothing for the common case of neither.
-    func prepareUnixSocket(_ route: UnixSocketRoute?, on handle: EasyHandle, url: URL) throws(CurlewError) {
-        let options = EasyOptions(handle: handle.pointer, url: url)
+    func prepareUnixSocket(_ route: UnixSocketRoute?, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
+        let options = EasyOptions(handle: handle.pointer, request: request)
         if let route {
             handle.onUnixSocket = true
             try options.set(CURLOPT_UNIX_SOCKET_PATH, route.path)

@@ -8,6 +8,8 @@ extension TransferContext {
     /// them itself, so libcurl's own rule, `CURLOPT_UNRESTRICTED_AUTH` off, never applies).
     var hopCredential: HTTPCredential? {
         if let own = settings.credential, RedirectRules.isSameOrigin(request.url, firstURL) { return own }
+        // Asked first, so that a session without stored credentials never parses the URL.
+        guard !settings.credentials.isEmpty else { return nil }
         return settings.credentials.credential(for: request.url)
     }
 

@@ -17,9 +17,9 @@ extension TransferContext {
         self.easy = easy
         easy.transfer = Unmanaged.passUnretained(transfer)
         resetHop()
-        let options = EasyOptions(handle: easy.pointer, url: request.url)
+        let options = EasyOptions(handle: easy.pointer, request: request)
 
-        let urlText = request.url.absoluteString
+        let urlText = request.urlText
         let facts = HopURLFacts(urlText)
         unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText, facts: facts)
         // One access to the handle's record, written back however the hop's options end.
@@ -282,7 +282,9 @@ extension TransferContext {
 /// reflection, far too slow for the dozens of options set per request.
 struct EasyOptions {
     let handle: UnsafeMutableRawPointer
-    let url: URL
+    /// The request whose URL a failure names, parsed only then (see ``OutgoingRequest/urlText``).
+    let request: OutgoingRequest
+    private var url: URL { request.url }
 
     func set(_ option: CURLoption, _ value: Int) throws(CurlewError) {
         try check(curlew_easy_setopt_long(handle, option, value), option)

@@ -14,8 +14,10 @@ final class TransferContext: @unchecked Sendable {
     // only the curl thread touches them, one callback at a time, and the checks cost about 70
     // instructions per access, with about 70 accesses per small request.
     @exclusivity(unchecked) var request: OutgoingRequest
-    /// The URL of the first hop: the site cookies are judged against (SameSite).
-    let firstURL: URL
+    /// The first hop's request, whose URL is the site cookies are judged against (SameSite).
+    private let firstRequest: OutgoingRequest
+    /// The URL of the first hop, parsed when first asked (see ``OutgoingRequest/urlText``).
+    var firstURL: URL { firstRequest.url }
     let mode: Transfer.Mode
     let settings: TransferSettings
 
@@ -100,7 +102,7 @@ final class TransferContext: @unchecked Sendable {
 
     init(request: OutgoingRequest, mode: Transfer.Mode, settings: TransferSettings) {
         self.request = request
-        firstURL = request.url
+        firstRequest = request
         self.mode = mode
         self.settings = settings
         startInstant = .now
@@ -370,7 +372,8 @@ final class TransferContext: @unchecked Sendable {
     // MARK: Progress
 
     func handleProgress(downloadTotal: Int64, downloadNow: Int64, uploadTotal: Int64, uploadNow: Int64, transfer: Transfer) {
-        guard let events = transfer.events else { return }
+        // Asked first: without a listener, reading the clock is the cost of this call.
+        guard let events = transfer.events, events.hasListeners else { return }
         let now = ContinuousClock.now
         if uploadNow != lastUploadBytes, uploadNow > 0,
             lastUploadEmit.map({ now - $0 >= settings.progressInterval }) ?? true
@@ -437,7 +440,7 @@ final class TransferContext: @unchecked Sendable {
             // A resumed file counts what it had; otherwise bytes received, as libcurl counts them.
             emitFinalProgress(metrics: metrics, downloaded: progressOffset > 0 ? onDisk : nil, transfer: transfer)
             let outcome = TransferOutcome(
-                request: request, url: request.url, responseHead: head, body: body, pendingDownload: pending,
+                request: request, responseHead: head, body: body, pendingDownload: pending,
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }
@@ -472,7 +475,8 @@ final class TransferContext: @unchecked Sendable {
 
     /// The final 100 % of each direction, unless the last throttled event already said so.
     private func emitFinalProgress(metrics: TransferMetrics, downloaded: Int64?, transfer: Transfer) {
-        guard let events = transfer.events else { return }
+        // Asked first: without a listener, reading the clock is the cost of this call.
+        guard let events = transfer.events, events.hasListeners else { return }
         let now = ContinuousClock.now
         if let length = request.body?.length, length > 0 || metrics.bytesSent > 0 {
             let sent = max(metrics.bytesSent, length)

@@ -8,8 +8,8 @@ import HTTPTypes
 final class TransferOutcome: Sendable {
     /// The request of the last hop.
     let request: OutgoingRequest
-    /// The URL of the last hop.
-    let url: URL
+    /// The URL of the last hop, parsed on first read (see ``OutgoingRequest/urlText``).
+    var url: URL { request.url }
     /// The final head, built on first access (see ``ResponseHead``).
     let responseHead: ResponseHead
     /// The final head; reading it builds it.
@@ -26,21 +26,20 @@ final class TransferOutcome: Sendable {
     let redirects: [RedirectHop]
 
     convenience init(
-        request: OutgoingRequest, url: URL, head: HTTPResponse, body: Data, pendingDownload: PendingDownload? = nil,
+        request: OutgoingRequest, head: HTTPResponse, body: Data, pendingDownload: PendingDownload? = nil,
         metrics: TransferMetrics, redirects: [RedirectHop]
     ) {
         self.init(
-            request: request, url: url, responseHead: ResponseHead(head), body: body, pendingDownload: pendingDownload,
+            request: request, responseHead: ResponseHead(head), body: body, pendingDownload: pendingDownload,
             metrics: metrics, redirects: redirects)
     }
 
     init(
-        request: OutgoingRequest, url: URL, responseHead: ResponseHead, body: Data,
+        request: OutgoingRequest, responseHead: ResponseHead, body: Data,
         pendingDownload: PendingDownload? = nil, metrics: TransferMetrics, redirects: [RedirectHop]
     ) {
         self.pendingDownload = pendingDownload
         self.request = request
-        self.url = url
         self.responseHead = responseHead
         self.body = body
         fileURL = pendingDownload?.destination
@@ -51,7 +50,7 @@ final class TransferOutcome: Sendable {
     /// The same outcome with the head and body a response interceptor made.
     func replacing(head: ResponseHead, body: Data) -> TransferOutcome {
         TransferOutcome(
-            request: request, url: url, responseHead: head, body: body, pendingDownload: pendingDownload,
+            request: request, responseHead: head, body: body, pendingDownload: pendingDownload,
             metrics: metrics, redirects: redirects)
     }
 }

@@ -69,10 +69,10 @@ extension TransferSettings {
     ///
     /// The session's own limits are checked once, when the session is made; a request that
     /// overrides none of them costs nothing here.
-    func validate(url: URL) throws(CurlewError) {
+    func validate(url: @autoclosure () -> URL) throws(CurlewError) {
         if usesSessionLimits && session.limitsAreValid { return }
         try Self.validate(
-            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize, url: url)
+            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize, url: url())
     }
 
     static func validate(

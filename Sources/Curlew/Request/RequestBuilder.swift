@@ -12,6 +12,11 @@ enum RequestBuilder {
         options: RequestOptions
     ) -> Result<OutgoingRequest, CurlewError> {
         do throws(CurlewError) {
+            if let text = url as? String, let request = try plainRequest(
+                text, method: method, headers: headers, body: body, options: options)
+            {
+                return .success(request)
+            }
             let target = try url.asURL()
             let fields = try headers.fields(for: target)
             _ = try target.validatedForTransfer()
@@ -19,6 +24,19 @@ enum RequestBuilder {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The request for a URL given as a plain http or https text
+    /// (``URLTextLayout/isPlainHTTPURL(_:)``), which keeps the text and parses no `URL`: every
+    /// such text parses and passes ``Foundation/URL/validatedForTransfer()``, so the request is
+    /// the one the general path builds. Nil for any other text.
+    private static func plainRequest(
+        _ text: String, method: HTTPRequest.Method, headers: HeaderInput, body: RequestBody?, options: RequestOptions
+    ) throws(CurlewError) -> OutgoingRequest? {
+        var text = text
+        guard text.withUTF8(URLTextLayout.isPlainHTTPURL) else { return nil }
+        let fields = try headers.fields(for: URL(string: text))
+        return OutgoingRequest(plainURLText: text, method: method, headerFields: fields, body: body, options: options)
     }
 
     /// A request whose body or query `encode` writes (parameters with an encoder, a form).
@@ -70,16 +88,21 @@ enum HeaderInput: Sendable {
     case fields(HTTPFields)
     case strings([String: String])
 
-    /// The fields; strings are validated (CR, LF, NUL or a bad name are an error) and put in
-    /// name order, so that the request does not depend on the dictionary's order.
-    func fields(for url: URL?) throws(CurlewError) -> HTTPFields {
+    /// The fields; strings are validated (CR, LF, NUL or a bad name are an error, naming `url`,
+    /// which is made only then) and put in name order, so that the request does not depend on
+    /// the dictionary's order.
+    func fields(for url: @autoclosure () -> URL?) throws(CurlewError) -> HTTPFields {
         switch self {
         case .fields(let fields):
             return fields
         case .strings(let strings):
             var fields = HTTPFields()
-            for (name, value) in strings.sorted(by: { $0.key < $1.key }) {
-                fields.append(try HTTPField.validated(name: name, value: value, url: url))
+            do throws(CurlewError) {
+                for (name, value) in strings.sorted(by: { $0.key < $1.key }) {
+                    fields.append(try HTTPField.validated(name: name, value: value, url: nil))
+                }
+            } catch {
+                throw error.adding(url: url())
             }
             return fields
         }

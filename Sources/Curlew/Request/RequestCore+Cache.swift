@@ -131,7 +131,7 @@ extension RequestCore {
         var metrics = outcome.metrics
         metrics.cacheStatus = .miss
         return TransferOutcome(
-            request: outcome.request, url: outcome.url, head: outcome.head, body: outcome.body,
+            request: outcome.request, head: outcome.head, body: outcome.body,
             pendingDownload: outcome.pendingDownload, metrics: metrics, redirects: outcome.redirects)
     }
 
@@ -185,7 +185,7 @@ extension RequestCore {
         }
         events.emit(.response(head))
         return TransferOutcome(
-            request: request, url: request.url, head: head, body: body, pendingDownload: pending, metrics: metrics, redirects: [])
+            request: request, head: head, body: body, pendingDownload: pending, metrics: metrics, redirects: [])
     }
 
     /// Revalidates a stale entry served under `stale-while-revalidate`, outside this request:

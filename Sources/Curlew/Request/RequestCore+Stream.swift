@@ -26,7 +26,7 @@ extension RequestCore {
                     var metrics = TransferMetrics.zero
                     metrics.cacheStatus = .hit
                     probe.finish(.success(TransferOutcome(
-                        request: request, url: request.url, head: stored.head, body: Data(), metrics: metrics, redirects: [])))
+                        request: request, head: stored.head, body: Data(), metrics: metrics, redirects: [])))
                 }
                 return .cached(stored)
             }
@@ -54,7 +54,7 @@ extension RequestCore {
     ) throws(CurlewError) {
         monitor.map { $0.monitor.request($0.id, didReceive: head, for: request, attempt: 1) }
         do throws(CurlewError) {
-            try validate(head, of: request, url: request.url, body: nil, with: validations)
+            try validate(head, of: request, body: nil, with: validations)
         } catch {
             onFailure()
             throw error

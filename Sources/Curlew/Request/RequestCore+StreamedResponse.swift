@@ -89,7 +89,7 @@ extension RequestCore {
         _ head: HTTPResponse, of request: OutgoingRequest, transfer: Transfer, with validations: [ValidationStep]
     ) throws(CurlewError) {
         do throws(CurlewError) {
-            try validate(head, of: request, url: request.url, body: nil, with: validations)
+            try validate(head, of: request, body: nil, with: validations)
         } catch {
             transfer.cancel(.cancelled, "validation failed")
             throw error

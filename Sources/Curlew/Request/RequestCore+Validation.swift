@@ -39,20 +39,20 @@ extension RequestCore {
     /// ``CurlewError`` fails with ``CurlewError/Kind/validationFailed``.
     func validate(_ outcome: TransferOutcome, with validations: [ValidationStep]) throws(CurlewError) {
         let body: Data? = if case .collect = mode { outcome.body } else { nil }
-        try validate(outcome.responseHead, of: outcome.request, url: outcome.url, body: body, with: validations)
+        try validate(outcome.responseHead, of: outcome.request, body: body, with: validations)
     }
 
     /// Runs `validations` on a response head and, for a collected body, the body (nil for a
     /// stream's head and for downloads); the same error rule as above.
     func validate(
-        _ head: HTTPResponse, of request: OutgoingRequest, url: URL, body: Data?, with validations: [ValidationStep]
+        _ head: HTTPResponse, of request: OutgoingRequest, body: Data?, with validations: [ValidationStep]
     ) throws(CurlewError) {
-        try validate(ResponseHead(head), of: request, url: url, body: body, with: validations)
+        try validate(ResponseHead(head), of: request, body: body, with: validations)
     }
 
     /// The same, on a head built only if a check reads it.
     func validate(
-        _ head: ResponseHead, of request: OutgoingRequest, url: URL, body: Data?, with validations: [ValidationStep]
+        _ head: ResponseHead, of request: OutgoingRequest, body: Data?, with validations: [ValidationStep]
     ) throws(CurlewError) {
         for validation in validations {
             do {
@@ -61,7 +61,7 @@ extension RequestCore {
                 throw error
             } catch {
                 throw CurlewError(
-                    .validationFailed, "validation failed: \(error)", url: url, responseHead: head.response,
+                    .validationFailed, "validation failed: \(error)", url: request.url, responseHead: head.response,
                     responseBody: body, underlying: error)
             }
         }
