@@ -6,20 +6,30 @@ import Testing
 
 @Suite("Response heads kept as bytes and built on first access")
 struct ResponseHeadParserTests {
-    /// Feeds `lines` (without CR LF; an empty one ends nothing here) and returns the parser.
-    private func parsed(_ lines: [[UInt8]]) -> (ResponseHeadParser, [ResponseHeadParser.Line]) {
-        var parser = ResponseHeadParser()
-        let kinds = lines.map { line in line.withUnsafeBytes { parser.parse($0) } }
-        return (parser, kinds)
+    /// `lines` as the C header callback keeps them: each ended by CR LF, then (when `ended`)
+    /// the blank line that ends the head.
+    private func bytes(_ lines: [[UInt8]], ended: Bool = true) -> [UInt8] {
+        lines.flatMap { $0 + [0x0D, 0x0A] } + (ended ? [0x0D, 0x0A] : [])
     }
 
-    private func parsed(_ lines: [String]) -> (ResponseHeadParser, [ResponseHeadParser.Line]) {
-        parsed(lines.map { Array($0.utf8) })
+    /// Reads `lines` and returns the parser and what it read.
+    private func parsed(_ lines: [String], ended: Bool = true) -> (ResponseHeadParser, ResponseHeadParser.Reading) {
+        var parser = ResponseHeadParser()
+        let reading = bytes(lines.map { Array($0.utf8) }, ended: ended).withUnsafeBytes { parser.read($0) }
+        return (parser, reading)
+    }
+
+    /// The head of `bytes`, taken while they are valid.
+    private func head(bytes: [UInt8]) -> ResponseHead {
+        var parser = ResponseHeadParser()
+        return bytes.withUnsafeBytes { buffer in
+            #expect(parser.read(buffer) == .ended)
+            return parser.takeHead()
+        }
     }
 
     private func head(_ lines: [String]) -> ResponseHead {
-        var parser = parsed(lines).0
-        return parser.takeHead()
+        head(bytes: bytes(lines.map { Array($0.utf8) }))
     }
 
     @Test func aPlainHeadIsBuiltOnlyWhenRead() {
@@ -58,13 +68,30 @@ struct ResponseHeadParserTests {
     @Test func nonASCIIValuesKeepTheirRawBytes() {
         let latin1: [UInt8] = Array("X-Latin: caf".utf8) + [0xE9]
         let utf8: [UInt8] = Array("X-Utf8: caf".utf8) + [0xC3, 0xA9]
-        var parser = parsed([Array("HTTP/1.1 200 OK".utf8), latin1, utf8]).0
-        let head = parser.takeHead()
+        let head = head(bytes: bytes([Array("HTTP/1.1 200 OK".utf8), latin1, utf8]))
         let fields = Array(head.response.headerFields)
         #expect(fields == [
             HTTPField(name: HTTPField.Name("X-Latin")!, value: Array("caf".utf8) + [0xE9]),
             HTTPField(name: HTTPField.Name("X-Utf8")!, value: Array("caf".utf8) + [0xC3, 0xA9]),
         ])
+    }
+
+    @Test func linesEndedByLFAloneReadAsLinesEndedByCRLF() {
+        let head = head(bytes: Array("HTTP/1.1 201 Made\nX-One: 1\r\nX-Two: 2\n\n".utf8))
+        #expect(head.statusCode == 201)
+        #expect(head.response.status.reasonPhrase == "Made")
+        #expect(head.response.headerFields[HTTPField.Name("X-One")!] == "1")
+        #expect(head.response.headerFields[HTTPField.Name("X-Two")!] == "2")
+        #expect(head.response.headerFields.count == 2)
+    }
+
+    @Test func linesWithoutABlankOneAreAnUnfinishedHead() {
+        let (parser, reading) = parsed(["HTTP/1.1 200 OK", "X-A: 1"], ended: false)
+        #expect(reading == .unfinished)
+        #expect(parser.sawStatusLine)
+        var noStatus = ResponseHeadParser()
+        #expect(Array("X-A: 1".utf8).withUnsafeBytes { noStatus.read($0) } == .unfinished)
+        #expect(!noStatus.sawStatusLine)
     }
 
     @Test func linesThatAreNoFieldsAreSkipped() {
@@ -82,12 +109,18 @@ struct ResponseHeadParserTests {
 
     @Test func aTakenHeadKeepsItsBytesWhileTheParserReadsTheNextOne() {
         // A 401 held while libcurl answers its challenge, then the head that replaces it.
-        var parser = parsed(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Basic realm=\"r\"", "Content-Length: 0"]).0
-        let held = parser.takeHead()
-        for line in ["HTTP/1.1 200 OK", "Content-Type: application/json", "X-After: 1"] {
-            _ = Array(line.utf8).withUnsafeBytes { parser.parse($0) }
+        var parser = ResponseHeadParser()
+        var first = bytes(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Basic realm=\"r\"", "Content-Length: 0"].map { Array($0.utf8) })
+        let held = first.withUnsafeBytes { buffer in
+            _ = parser.read(buffer)
+            return parser.takeHead()
         }
-        let final = parser.takeHead()
+        // The buffer is reused for the next head, as the C side reuses its own.
+        first.replaceSubrange(0..., with: bytes(["HTTP/1.1 200 OK", "Content-Type: application/json", "X-After: 1"].map { Array($0.utf8) }))
+        let final = first.withUnsafeBytes { buffer in
+            _ = parser.read(buffer)
+            return parser.takeHead()
+        }
         #expect(held.response.status.code == 401)
         #expect(held.response.status.reasonPhrase == "Unauthorized")
         #expect(held.response.headerFields[.wwwAuthenticate] == "Basic realm=\"r\"")
@@ -98,11 +131,18 @@ struct ResponseHeadParserTests {
 
     @Test func malformedStatusLinesAreToldApart() {
         for line in ["HTTP/1.1 2000 OK", "HTTP/1.1 20", "HTTP/1.1 099 Low", "HTTP/1.1 600 High", "HTTP/1.1", "HTTP/1.1 2x0 OK"] {
-            #expect(parsed([line]).1 == [.malformedStatusLine], "\(line)")
+            #expect(parsed([line]).1 == .malformedStatusLine(line), "\(line)")
         }
-        let (parser, kinds) = parsed(["HTTP/2 200", ""])
-        #expect(kinds == [.statusLine, .blank])
+        // Also after a valid head's status line, and cut at 80 bytes in the message.
+        let long = "HTTP/1.1 20 " + String(repeating: "x", count: 100)
+        #expect(parsed(["HTTP/1.1 200 OK", "X-A: 1", long]).1 == .malformedStatusLine(String(long.prefix(80))))
+        let (parser, reading) = parsed(["HTTP/2 200"])
+        #expect(reading == .ended)
         #expect(parser.statusCode == 200)
+        #expect(parser.sawStatusLine)
+        let (fieldsOnly, fieldsReading) = parsed(["X-A: 1"])
+        #expect(fieldsReading == .ended)
+        #expect(fieldsOnly.statusCode == 0, "no status line: the transfer fails the head")
     }
 
     @Test func theFieldsTheTransferReadsAreNoted() {

@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 #include "CurlewNetlink.h"
+#include "CurlewHeadBuffer.h"
 
 typedef size_t (*curlew_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
 typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,

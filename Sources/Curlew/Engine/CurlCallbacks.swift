@@ -4,7 +4,8 @@ import Foundation
 
 /// libcurl's callbacks. `userdata` is always the unretained ``EasyHandle`` of the hop, whose
 /// ``EasyHandle/transfer`` the curl loop keeps alive while the handle is in the multi handle;
-/// all run on the curl thread.
+/// all run on the curl thread. Header lines go to a C callback, which keeps them in the
+/// handle's ``EasyHandle/headBuffer`` and calls ``headEnded`` once per head.
 enum CurlCallbacks {
     // Each reaches the transfer without retaining it or the handle (see `EasyHandle.withTransfer`).
     static let write: curlew_data_callback = { buffer, size, count, userdata in
@@ -15,11 +16,13 @@ enum CurlCallbacks {
         }
     }
 
-    static let header: curlew_data_callback = { buffer, size, count, userdata in
+    /// Called by the C header callback (`curlew_head_buffer_callback`, libcurl's
+    /// `CURLOPT_HEADERFUNCTION`) once a head's lines, up to its blank line, are in the handle's
+    /// ``EasyHandle/headBuffer``; 0 aborts the transfer.
+    static let headEnded: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { userdata in
         guard let userdata else { return 0 }
         return EasyHandle.withTransfer(userdata, otherwise: 0) { handle, transfer in
-            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-            return transfer.context.handleHeaderLine(bytes, transfer: transfer, at: handle.clock.now)
+            transfer.context.handleHead(handle.headBuffer, transfer: transfer, at: handle.clock.now) ? 1 : 0
         }
     }
 

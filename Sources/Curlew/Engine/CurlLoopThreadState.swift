@@ -143,6 +143,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             guard let limit = context.settings.timeouts.idle, !context.isWaitingOnConsumer, !context.isSuspended else {
                 return false
             }
+            context.noteHeaderActivity(at: now)
             return now - context.lastActivity > limit && context.hasSentRequest
         }
         for transfer in idle {

@@ -14,6 +14,9 @@ final class EasyHandle {
     let pointer: UnsafeMutableRawPointer
     /// libcurl's `CURLOPT_ERRORBUFFER`, cleared before each hop.
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// `CURLOPT_HEADERDATA`: the C header callback keeps a head's lines here and calls
+    /// ``CurlCallbacks/headEnded`` once, at the head's blank line (see ``TransferContext/handleHead(_:transfer:at:)``).
+    let headBuffer: UnsafeMutablePointer<curlew_head_buffer>
     /// The transfer whose hop the handle carries, while it is in the multi handle; the
     /// callbacks' `userdata` resolves to it. Unretained: the curl loop's `active` table keeps
     /// the transfer alive while its handle is in use.
@@ -41,10 +44,17 @@ final class EasyHandle {
     /// Nil when libcurl cannot make a handle (only when out of memory).
     init?(clock: LoopClock) {
         guard let pointer = curl_easy_init() else { return nil }
+        guard let headBuffer = curlew_head_buffer_create(TransferContext.maximumHeaderBytes, CurlCallbacks.headEnded, nil)
+        else {
+            curl_easy_cleanup(pointer)
+            return nil
+        }
         self.pointer = pointer
+        self.headBuffer = headBuffer
         self.clock = clock
         errorBuffer = .allocate(capacity: Int(curlew_CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(curlew_CURL_ERROR_SIZE) + 1)
+        headBuffer.pointee.context = userdata
     }
 
     /// The opaque pointer libcurl passes to the callbacks.
@@ -71,7 +81,7 @@ final class EasyHandle {
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_PRIVATE, data), "CURLOPT_PRIVATE")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_WRITEDATA, data), "CURLOPT_WRITEDATA")
-        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_HEADERDATA, data), "CURLOPT_HEADERDATA")
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_HEADERDATA, headBuffer), "CURLOPT_HEADERDATA")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_READDATA, data), "CURLOPT_READDATA")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_SEEKDATA, data), "CURLOPT_SEEKDATA")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_XFERINFODATA, data), "CURLOPT_XFERINFODATA")
@@ -82,6 +92,7 @@ final class EasyHandle {
     func close() {
         curl_easy_cleanup(pointer)
         errorBuffer.deallocate()
+        curlew_head_buffer_free(headBuffer)
         transfer = nil
         owner = nil
     }

@@ -100,7 +100,7 @@ final class EasyHandlePool {
         try options.set(CURLOPT_FOLLOWLOCATION, 0)
         if let share { try options.check(curlew_easy_setopt_share(handle, share), "CURLOPT_SHARE") }
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.write), "CURLOPT_WRITEFUNCTION")
-        try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, CurlCallbacks.header), "CURLOPT_HEADERFUNCTION")
+        try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlew_head_buffer_callback), "CURLOPT_HEADERFUNCTION")
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")
         try options.check(curlew_easy_setopt_seek_callback(handle, CurlCallbacks.seek), "CURLOPT_SEEKFUNCTION")
         try options.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), "CURLOPT_XFERINFOFUNCTION")

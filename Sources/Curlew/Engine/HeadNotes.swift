@@ -6,7 +6,7 @@ struct HeadNotes {
     private(set) var hasContentEncoding = false
     private(set) var hasTransferEncoding = false
     private(set) var hasSetCookie = false
-    /// How many `Content-Type` lines there are, and the index of the last one.
+    /// How many `Content-Type` lines there are, and where the last one starts in the head's bytes.
     private(set) var contentTypeCount = 0
     private(set) var contentTypeLine: Int?
     private var contentLengthCount = 0
@@ -17,7 +17,8 @@ struct HeadNotes {
     /// The declared body length; nil when absent or invalid.
     var contentLength: Int? { hasInvalidContentLength ? nil : contentLengthValue }
 
-    /// Notes the field line number `line` (see ``RawResponseHead/lines``).
+    /// Notes the field line that starts at offset `line` of the head's bytes (see
+    /// ``RawResponseHead/bytes``).
     mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer, line: Int) {
         switch role {
         case .location: hasLocation = true

@@ -1,25 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import HTTPTypes
 
-/// A response head as libcurl delivered it: the status code, the reason phrase and the field
-/// lines as bytes, with each line's offsets. ``makeResponse()`` turns it into the
-/// `HTTPResponse` that parsing every line at once used to make, field for field.
+/// A response head as libcurl delivered it: the status code, and the bytes of its status line
+/// and field lines, line ends included. ``makeResponse()`` turns it into the `HTTPResponse`
+/// that parsing every line at once used to make, field for field.
 struct RawResponseHead: Sendable {
-    /// Where one field line sits in ``bytes``: its name is `start..<colon`, its value
-    /// `valueStart..<end` (blanks after the colon skipped; CR and LF already cut off the end).
-    struct Line: Sendable {
-        var start: Int32
-        var colon: Int32
-        var valueStart: Int32
-        var end: Int32
-    }
-
     let statusCode: Int
-    /// The reason phrase (`0..<reasonEnd`), then every field line in turn.
+    /// The status line, then the field lines, each with its CR LF (the blank line left out).
     let bytes: [UInt8]
-    let reasonEnd: Int
-    /// The lines that have a colon, in order; a line without one is not a field.
-    let lines: [Line]
-    /// The index in ``lines`` of the only `Content-Type` line; nil when there is none or more
+    /// The reason phrase within ``bytes``.
+    let reason: Range<Int>
+    /// Where the first field line starts: after the status line.
+    let fieldsStart: Int
+    /// The offset in ``bytes`` of the only `Content-Type` line; nil when there is none or more
     /// than one (see ``contentType``).
     let contentTypeLine: Int?
     /// How many `Content-Type` lines the head has.
@@ -30,13 +27,18 @@ struct RawResponseHead: Sendable {
     func makeResponse() -> HTTPResponse {
         bytes.withUnsafeBytes { buffer in
             var fields = HTTPFields()
-            fields.reserveCapacity(lines.count)
-            for line in lines {
-                let name = UnsafeRawBufferPointer(rebasing: buffer[Int(line.start)..<Int(line.colon)])
-                guard let fieldName = HeaderNames.name(name) else { continue }
-                fields.append(Self.field(fieldName, UnsafeRawBufferPointer(rebasing: buffer[Int(line.valueStart)..<Int(line.end)])))
+            var start = fieldsStart
+            while start < buffer.count {
+                let line = Self.line(in: buffer, from: start)
+                start = line.next
+                let content = UnsafeRawBufferPointer(rebasing: buffer[line.content])
+                guard let field = Self.field(content) else { continue }
+                guard let fieldName = HeaderNames.name(UnsafeRawBufferPointer(rebasing: content[0..<field.colon])) else {
+                    continue
+                }
+                fields.append(Self.field(fieldName, UnsafeRawBufferPointer(rebasing: content[field.valueStart...])))
             }
-            let reason = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[0..<reasonEnd]), as: UTF8.self)
+            let reason = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[reason]), as: UTF8.self)
             return HTTPResponse(status: HTTPResponse.Status(code: statusCode, reasonPhrase: reason), headerFields: fields)
         }
     }
@@ -45,11 +47,45 @@ struct RawResponseHead: Sendable {
     /// several `Content-Type` fields, which the built head joins; `.some(nil)` when it has none.
     var contentType: String?? {
         if contentTypeCount == 0 { return .some(nil) }
-        guard let index = contentTypeLine, contentTypeCount == 1 else { return nil }
-        let line = lines[index]
+        guard let offset = contentTypeLine, contentTypeCount == 1 else { return nil }
         return bytes.withUnsafeBytes { buffer in
-            .some(Self.field(.contentType, UnsafeRawBufferPointer(rebasing: buffer[Int(line.valueStart)..<Int(line.end)])).value)
+            let content = UnsafeRawBufferPointer(rebasing: buffer[Self.line(in: buffer, from: offset).content])
+            guard let field = Self.field(content) else { return nil }
+            return .some(Self.field(.contentType, UnsafeRawBufferPointer(rebasing: content[field.valueStart...])).value)
         }
+    }
+
+    /// The line that starts at `start`: its content, without the CR and LF that end it, and
+    /// where the next line starts. A last line without its LF is read as it is.
+    static func line(in bytes: UnsafeRawBufferPointer, from start: Int) -> (content: Range<Int>, next: Int) {
+        var next = bytes.count
+        // libc's memchr: the generic search checked bounds at every byte of every line.
+        if let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) {
+            next = base.distance(to: UnsafeRawPointer(found)) + 1
+        }
+        var end = next
+        while end > start && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
+        return (start..<end, next)
+    }
+
+    /// Where a field line's colon is and its value starts (blanks after the colon skipped);
+    /// nil for a line without a colon, which is not a field.
+    static func field(_ content: UnsafeRawBufferPointer) -> (colon: Int, valueStart: Int)? {
+        guard let base = content.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ":")), content.count) else {
+            return nil
+        }
+        let colon = base.distance(to: UnsafeRawPointer(found))
+        var valueStart = colon + 1
+        while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
+            valueStart += 1
+        }
+        return (colon, valueStart)
+    }
+
+    /// Whether `content` starts with `HTTP/`, as a status line does.
+    static func startsWithHTTPSlash(_ content: UnsafeRawBufferPointer) -> Bool {
+        content.count >= 5 && content[0] == UInt8(ascii: "H") && content[1] == UInt8(ascii: "T")
+            && content[2] == UInt8(ascii: "T") && content[3] == UInt8(ascii: "P") && content[4] == UInt8(ascii: "/")
     }
 
     /// One field, made as the eager parse made it: ASCII values (nearly all) take the fast

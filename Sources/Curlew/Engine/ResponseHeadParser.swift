@@ -4,104 +4,105 @@ import Glibc
 import Musl
 #endif
 
-/// Reads a response head from the lines libcurl hands the header callback, one at a time.
+/// Reads a response head from the bytes of its lines, as libcurl handed them to the header
+/// callback (line ends included) and the C side gathered them (see ``EasyHandle/headBuffer``).
 ///
-/// A status line starts a head (and drops any head before it: a 1xx, a challenge libcurl
-/// answered); each field line's bytes are appended to one buffer, with its offsets, and the
-/// few fields the transfer reads are noted (``HeadNotes``). Nothing is validated or made into
-/// a String here: ``takeHead()`` hands the bytes to a ``ResponseHead``, which builds the
-/// `HTTPResponse` only when someone reads it.
+/// A status line starts a head (and drops any head before it in the same bytes); a blank line
+/// ends it. Field lines are only looked at: the few fields the transfer reads are noted
+/// (``HeadNotes``), nothing is copied line by line, validated or made into a String. At the
+/// end, ``takeHead()`` copies the head's bytes once into a ``ResponseHead``, which finds the
+/// fields again (``RawResponseHead/fieldLines(_:)``) and builds the `HTTPResponse` only when
+/// someone reads it.
 struct ResponseHeadParser {
-    /// What a line was.
-    enum Line: Equatable {
-        /// A field line, or a line that is not one (no colon), which is ignored.
-        case field
-        /// A valid status line: a new head starts.
-        case statusLine
-        /// A line starting with `HTTP/` that is not a valid status line.
-        case malformedStatusLine
-        /// The blank line that ends a head.
-        case blank
+    /// What the bytes held.
+    enum Reading: Equatable {
+        /// A head up to its blank line: ``statusCode``, ``notes`` and ``takeHead()`` describe it
+        /// (a status code of 0: no status line came before the blank line).
+        case ended
+        /// Lines without a blank one: a head that was cut off.
+        case unfinished
+        /// A line starting with `HTTP/` that is not a valid status line (its first 80 bytes).
+        case malformedStatusLine(String)
     }
 
-    /// The status code of the head being parsed; 0 before its status line.
+    /// The status code of the head read; 0 before its status line.
     private(set) var statusCode = 0
-    /// What the transfer reads of the head being parsed.
+    /// What the transfer reads of the head read.
     private(set) var notes = HeadNotes()
-    private var bytes: [UInt8] = []
-    private var reasonEnd = 0
-    private var lines: [RawResponseHead.Line] = []
+    /// Whether a valid status line was among the bytes read.
+    private(set) var sawStatusLine = false
+    /// The bytes of the head read, from its status line to its blank line (excluded).
+    private var head: UnsafeRawBufferPointer?
+    /// The reason phrase, and where the field lines start, within ``head``.
+    private var reason = 0..<0
+    private var fieldsStart = 0
 
-    /// Reads one line, without its CR LF.
-    mutating func parse(_ content: UnsafeRawBufferPointer) -> Line {
-        if content.isEmpty { return .blank }
-        if content.first == UInt8(ascii: "H"), content.starts(with: "HTTP/".utf8) {
-            return parseStatusLine(content) ? .statusLine : .malformedStatusLine
-        }
-        // libc's memchr: the generic search checked bounds at every byte of every line.
-        guard let base = content.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ":")), content.count) else {
-            return .field
-        }
-        let colon = base.distance(to: UnsafeRawPointer(found))
-        var valueStart = colon + 1
-        while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
-            valueStart += 1
-        }
-        let role = HeaderNames.role(UnsafeRawBufferPointer(rebasing: content[0..<colon]))
-        if role != .other {
-            notes.note(role, value: UnsafeRawBufferPointer(rebasing: content[valueStart...]), line: lines.count)
-        }
-        let start = bytes.count
-        bytes.append(contentsOf: content)
-        lines.append(RawResponseHead.Line(
-            start: Int32(start), colon: Int32(start + colon), valueStart: Int32(start + valueStart),
-            end: Int32(start + content.count)))
-        return .field
-    }
-
-    /// Forgets the head being parsed (an interim 1xx head, or a new hop).
-    mutating func reset() {
+    /// Reads `bytes`, which the caller keeps valid until ``takeHead()``.
+    mutating func read(_ bytes: UnsafeRawBufferPointer) -> Reading {
         statusCode = 0
         notes = HeadNotes()
-        bytes.removeAll(keepingCapacity: true)
-        reasonEnd = 0
-        lines.removeAll(keepingCapacity: true)
+        sawStatusLine = false
+        head = nil
+        reason = 0..<0
+        fieldsStart = 0
+        var headStart = 0
+        var start = 0
+        while start < bytes.count {
+            let line = RawResponseHead.line(in: bytes, from: start)
+            let content = UnsafeRawBufferPointer(rebasing: bytes[line.content])
+            defer { start = line.next }
+            if content.isEmpty {
+                head = UnsafeRawBufferPointer(rebasing: bytes[headStart..<start])
+                return .ended
+            }
+            if content[0] == UInt8(ascii: "H"), RawResponseHead.startsWithHTTPSlash(content) {
+                guard let (code, reasonStart) = Self.statusLine(content) else {
+                    return .malformedStatusLine(String(decoding: content.prefix(80), as: UTF8.self))
+                }
+                // A new head: what came before (an interim head, a challenge libcurl answered) is dropped.
+                statusCode = code
+                notes = HeadNotes()
+                sawStatusLine = true
+                headStart = start
+                reason = reasonStart..<content.count
+                fieldsStart = line.next - start
+                continue
+            }
+            guard let field = RawResponseHead.field(content) else { continue }
+            let role = HeaderNames.role(UnsafeRawBufferPointer(rebasing: content[0..<field.colon]))
+            if role != .other {
+                notes.note(
+                    role, value: UnsafeRawBufferPointer(rebasing: content[field.valueStart...]), line: start - headStart)
+            }
+        }
+        return .unfinished
     }
 
-    /// The head parsed so far, as a head built on first access. Its bytes move to the head;
-    /// the status code and notes stay readable until the next status line or reset.
+    /// The head read, as a head built on first access; its bytes are copied out of the
+    /// caller's, which the parser forgets. Only after ``read(_:)`` returned ``Reading/ended``.
     mutating func takeHead() -> ResponseHead {
+        defer { head = nil }
         let raw = RawResponseHead(
-            statusCode: statusCode, bytes: bytes, reasonEnd: reasonEnd, lines: lines,
+            statusCode: statusCode, bytes: head.map(Array.init) ?? [], reason: reason, fieldsStart: fieldsStart,
             contentTypeLine: notes.contentTypeLine, contentTypeCount: notes.contentTypeCount)
-        bytes = []
-        lines = []
-        reasonEnd = 0
         return ResponseHead(raw: raw)
     }
 
     /// "HTTP/1.1 200 OK" or "HTTP/2 200": the version, spaces, three digits, then a space and
-    /// the reason phrase, or the end. On success a new head starts, holding the reason phrase.
-    private mutating func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard var index = line.firstIndex(of: 0x20) else { return false }
+    /// the reason phrase, or the end. The code and where the reason phrase starts; nil when
+    /// the line is not one.
+    private static func statusLine(_ line: UnsafeRawBufferPointer) -> (code: Int, reasonStart: Int)? {
+        guard var index = line.firstIndex(of: 0x20) else { return nil }
         while index < line.count && line[index] == 0x20 { index += 1 }
-        guard index + 3 <= line.count else { return false }
+        guard index + 3 <= line.count else { return nil }
         var code = 0
         for digit in line[index..<index + 3] {
-            guard digit >= 0x30 && digit <= 0x39 else { return false }
+            guard digit >= 0x30 && digit <= 0x39 else { return nil }
             code = code * 10 + Int(digit - 0x30)
         }
         index += 3
-        guard (100...599).contains(code), index == line.count || line[index] == 0x20 else { return false }
+        guard (100...599).contains(code), index == line.count || line[index] == 0x20 else { return nil }
         while index < line.count && line[index] == 0x20 { index += 1 }
-        reset()
-        statusCode = code
-        if bytes.capacity == 0 {
-            bytes.reserveCapacity(512)
-            lines.reserveCapacity(16)
-        }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[index...]))
-        reasonEnd = bytes.count
-        return true
+        return (code, index)
     }
 }

@@ -54,7 +54,8 @@ final class TransferContext: @unchecked Sendable {
 
     /// The head being parsed, kept as bytes (see ``ResponseHeadParser``).
     @exclusivity(unchecked) private var headParser = ResponseHeadParser()
-    @exclusivity(unchecked) private var headerBytes = 0
+    /// The head buffer's line count when the idle check last looked (see ``noteHeaderActivity(at:)``).
+    @exclusivity(unchecked) private var headerLinesSeen: UInt64 = 0
     @exclusivity(unchecked) private(set) var finalHead: ResponseHead?
     @exclusivity(unchecked) private var pendingRedirect: OutgoingRequest?
     @exclusivity(unchecked) private(set) var redirects: [RedirectHop] = []
@@ -118,8 +119,7 @@ final class TransferContext: @unchecked Sendable {
 
     /// Clears what belongs to one hop before the next is configured.
     func resetHop() {
-        headParser.reset()
-        headerBytes = 0
+        if let easy { curlew_head_buffer_reset_hop(easy.headBuffer) }
         finalHead = nil
         pendingRedirect = nil
         heldChallenge = nil
@@ -141,33 +141,73 @@ final class TransferContext: @unchecked Sendable {
 
     // MARK: Headers
 
-    /// `now` is the loop's clock (``LoopClock``), read when the loop last woke.
-    func handleHeaderLine(_ line: UnsafeRawBufferPointer, transfer: Transfer, at now: ContinuousClock.Instant) -> Int {
-        // Every line is activity, as every body chunk is (see `Timeouts.idle` for the rule).
+    /// A head's lines, up to its blank line, are in `buffer` (the handle's
+    /// ``EasyHandle/headBuffer``, filled by the C header callback, which has counted them
+    /// against ``maximumHeaderBytes``). Returns false to abort the transfer. `now` is the
+    /// loop's clock (``LoopClock``), read when the loop last woke.
+    func handleHead(
+        _ buffer: UnsafeMutablePointer<curlew_head_buffer>, transfer: Transfer, at now: ContinuousClock.Instant
+    ) -> Bool {
         lastActivity = now
-        headerBytes += line.count
-        if headerBytes > Self.maximumHeaderBytes {
-            fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
-            return 0
+        defer {
+            buffer.pointee.count = 0
+            // Trailers, and the heads after a redirect's, are counted but no longer kept.
+            if finalHead != nil || pendingRedirect != nil { buffer.pointee.passing = 1 }
         }
-        // Trailers, and anything after the head of a redirect we will follow.
-        if finalHead != nil || pendingRedirect != nil { return line.count }
+        if finalHead != nil || pendingRedirect != nil { return true }
+        return readHeadLines(buffer, transfer: transfer)
+    }
 
-        var end = line.count
-        while end > 0 && (line[end - 1] == 0x0A || line[end - 1] == 0x0D) { end -= 1 }
-        let content = UnsafeRawBufferPointer(rebasing: line[0..<end])
-        switch headParser.parse(content) {
-        case .field:
-            break
-        case .blank:
-            return endOfHead(transfer: transfer) ? line.count : 0
-        case .statusLine:
-            heldChallenge = nil  // libcurl answered the challenge: this head replaces it.
-        case .malformedStatusLine:
-            fail(.malformedResponse, "malformed status line '\(String(decoding: content.prefix(80), as: UTF8.self))'")
-            return 0
+    /// Parses the lines in `buffer` in order, as they came: a status line starts a head (and
+    /// drops a challenge libcurl answered), a blank line ends it (``endOfHead(transfer:)``).
+    /// Returns false to abort the transfer.
+    private func readHeadLines(_ buffer: UnsafeMutablePointer<curlew_head_buffer>, transfer: Transfer) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: buffer.pointee.bytes, count: buffer.pointee.count)
+        let reading = headParser.read(bytes)
+        if headParser.sawStatusLine { heldChallenge = nil }  // libcurl answered the challenge: this head replaces it.
+        switch reading {
+        case .ended:
+            return endOfHead(transfer: transfer)
+        case .unfinished:
+            return true
+        case .malformedStatusLine(let line):
+            fail(.malformedResponse, "malformed status line '\(line)'")
+            return false
         }
-        return line.count
+    }
+
+    /// Counts header lines that arrived since the last look as activity now: the C header
+    /// callback counts lines without a clock, so a slow head's lines reach the idle clock at
+    /// the loop's next idle check (never earlier than they came).
+    func noteHeaderActivity(at now: ContinuousClock.Instant) {
+        guard let easy else { return }
+        let lines = easy.headBuffer.pointee.lines
+        if lines != headerLinesSeen {
+            headerLinesSeen = lines
+            lastActivity = now
+        }
+    }
+
+    /// What the C header callback refused, and a head cut off before its blank line, once
+    /// libcurl reports the hop done.
+    private func finishHeadBuffer(transfer: Transfer) {
+        guard let buffer = easy?.headBuffer else { return }
+        switch buffer.pointee.refused {
+        case 1: fail(.malformedResponse, "the response headers exceed \(Self.maximumHeaderBytes >> 10) KiB")
+        case 2: fail(.transport, "out of memory for the response head")
+        default: break
+        }
+        if buffer.pointee.count > 0, finalHead == nil, pendingRedirect == nil {
+            // Its status line still replaces a held challenge; a malformed one is the failure.
+            // A parser of its own, so that a held challenge keeps its notes.
+            var partial = ResponseHeadParser()
+            let bytes = UnsafeRawBufferPointer(start: buffer.pointee.bytes, count: buffer.pointee.count)
+            switch partial.read(bytes) {
+            case .malformedStatusLine(let line): fail(.malformedResponse, "malformed status line '\(line)'")
+            case .ended, .unfinished: if partial.sawStatusLine { heldChallenge = nil }
+            }
+        }
+        buffer.pointee.count = 0
     }
 
     /// The blank line after a head. Returns false to abort the transfer.
@@ -183,10 +223,7 @@ final class TransferContext: @unchecked Sendable {
             fail(.malformedResponse, "the server switched protocols (101) although the request asked for no upgrade")
             return false
         }
-        if statusCode < 200 && statusCode != 101 {
-            headParser.reset()
-            return true
-        }
+        if statusCode < 200 && statusCode != 101 { return true }
         if statusCode == 417, hopSendsExpect {
             // The server refused `Expect: 100-continue`: `complete` sends the hop again without it.
             resendWithoutExpect = true
@@ -415,6 +452,7 @@ final class TransferContext: @unchecked Sendable {
         guard let handle else {
             return .finished(.failure(CurlewError(.transport, "internal: transfer without a handle", url: request.url)))
         }
+        finishHeadBuffer(transfer: transfer)
         if resendWithoutExpect { return resendingWithoutExpect() }
         let metrics = TransferMetrics(handle: handle)
         if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {
