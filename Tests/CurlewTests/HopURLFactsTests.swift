@@ -33,4 +33,19 @@ struct HopURLFactsTests {
         #expect(!HopURLFacts("mailto:me@example.com").hasUserInfo)
         #expect(!HopURLFacts("https:/user@example.com").hasUserInfo)
     }
+
+    @Test(arguments: [
+        "http://127.0.0.1:8080/small", "https://example.com", "https://h/p?q=@", "http://s", "https://s:443/x/y;z",
+    ])
+    func aPlainTextRequestsFactsAreTheTextsFacts(text: String) throws {
+        let request = try RequestBuilder.build(
+            url: text, method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
+        ).get()
+        #expect(request.hasPlainURLText)
+        #expect(HopURLFacts(of: request) == HopURLFacts(text))
+        // A request given a URL takes the general reading, with the same facts.
+        let general = OutgoingRequest(url: request.url)
+        #expect(!general.hasPlainURLText)
+        #expect(HopURLFacts(of: general) == HopURLFacts(text))
+    }
 }

@@ -111,14 +111,12 @@ import Testing
         var options = RequestOptions()
         options.maximumBodySize = 10
         options.httpVersion = .http2OverTLS
-        let untouched = TransferSettings(session: session, options: RequestOptions(), reportsProgress: true)
-        let changed = TransferSettings(session: session, options: options, reportsProgress: false)
+        let untouched = TransferSettings(session: session, options: RequestOptions())
+        let changed = TransferSettings(session: session, options: options)
         #expect(untouched.maximumBodySize == 1000)
         #expect(untouched.httpVersion == .http1_1)
-        #expect(untouched.reportsProgress)
         #expect(untouched.proxyOverride == nil && untouched.credential == nil)
         #expect(changed.maximumBodySize == 10)
         #expect(changed.httpVersion == .http2OverTLS)
-        #expect(changed.reportsProgress == false)
     }
 }

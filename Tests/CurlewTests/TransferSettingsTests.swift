@@ -18,7 +18,7 @@ struct TransferSettingsTests {
 
     @Test func aRequestWithoutOverridesHasTheSessionsValues() {
         let session = sessionSettings()
-        let settings = TransferSettings(session: session, options: RequestOptions(), reportsProgress: false)
+        let settings = TransferSettings(session: session, options: RequestOptions())
         #expect(settings.timeouts == session.timeouts)
         #expect(settings.httpVersion == .http1_1)
         #expect(settings.maximumBodySize == 1000)
@@ -32,12 +32,11 @@ struct TransferSettingsTests {
         options.timeouts.total = .seconds(5)
         options.httpVersion = .http2PriorKnowledge
         options.maximumBodySize = 10
-        let settings = TransferSettings(session: sessionSettings(), options: options, reportsProgress: true)
+        let settings = TransferSettings(session: sessionSettings(), options: options)
         #expect(settings.timeouts.total == .seconds(5))
         #expect(settings.timeouts.connect == .seconds(3), "unset fields keep the session's")
         #expect(settings.httpVersion == .http2PriorKnowledge)
         #expect(settings.maximumBodySize == 10)
-        #expect(settings.reportsProgress)
     }
 
     @Test func theSessionsLimitsAreCheckedOnceAndARequestsOwnEachTime() throws {
@@ -48,15 +47,31 @@ struct TransferSettingsTests {
         let broken = SessionTransferSettings(configuration: invalid)
         #expect(!broken.limitsAreValid)
         #expect(throws: CurlewError.self) {
-            try TransferSettings(session: broken, options: RequestOptions(), reportsProgress: false).validate(url: url)
+            try TransferSettings(session: broken, options: RequestOptions()).validate(url: url)
         }
         var own = RequestOptions()
         own.timeouts.connect = .zero
         #expect(throws: CurlewError.self) {
-            try TransferSettings(session: sessionSettings(), options: own, reportsProgress: false).validate(url: url)
+            try TransferSettings(session: sessionSettings(), options: own).validate(url: url)
         }
         var fixed = RequestOptions()
         fixed.timeouts.idle = .seconds(1)
-        try TransferSettings(session: broken, options: fixed, reportsProgress: false).validate(url: url)
+        try TransferSettings(session: broken, options: fixed).validate(url: url)
+    }
+
+    @Test func requestsThatOverrideNothingShareTheSessionsSettings() async {
+        var configuration = SessionConfiguration()
+        configuration.maximumBodySize = 1000
+        let session = Session(configuration: configuration)
+        let plain = session.transferSettings(for: RequestOptions())
+        #expect(plain === session.transferSettings(for: RequestOptions()))
+        #expect(plain.maximumBodySize == 1000)
+        var options = RequestOptions()
+        options.maximumBodySize = 10
+        let own = session.transferSettings(for: options)
+        #expect(own !== plain)
+        #expect(own.maximumBodySize == 10)
+        #expect(plain.maximumBodySize == 1000, "the shared settings keep the session's value")
+        await session.shutdown()
     }
 }

@@ -15,6 +15,21 @@ struct HopURLFacts: Equatable {
         self = text.withUTF8 { Self(bytes: $0) }
     }
 
+    /// The facts of `request`'s URL; read off the grammar for a plain text
+    /// (``OutgoingRequest/hasPlainURLText``: `http://` or `https://`, no user information).
+    init(of request: OutgoingRequest) {
+        var text = request.urlText
+        if request.hasPlainURLText {
+            self.init(isHTTPS: text.withUTF8 { $0.count > 4 && $0[4] == UInt8(ascii: "s") })
+        } else {
+            self = text.withUTF8 { Self(bytes: $0) }
+        }
+    }
+
+    private init(isHTTPS: Bool) {
+        self.isHTTPS = isHTTPS
+    }
+
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         guard let layout = URLTextLayout(bytes) else { return }
         let scheme = UnsafeBufferPointer(rebasing: bytes[..<layout.schemeEnd])

@@ -40,12 +40,12 @@ final class Transfer: Sendable {
     private let probe: RequestProbe?
 
     init(
-        request: OutgoingRequest, mode: Mode, settings: TransferSettings, events: EventSink?, loop: CurlLoop,
-        probe: RequestProbe? = nil
+        request: OutgoingRequest, mode: Mode, settings: TransferSettings, reportsProgress: Bool, events: EventSink?,
+        loop: CurlLoop, probe: RequestProbe? = nil
     ) {
         self.probe = probe
         state = Mutex(TransferStateMachine(streamBufferSize: settings.streamBufferSize))
-        context = TransferContext(request: request, mode: mode, settings: settings)
+        context = TransferContext(request: request, mode: mode, settings: settings, reportsProgress: reportsProgress)
         self.events = events
         self.loop = loop
     }

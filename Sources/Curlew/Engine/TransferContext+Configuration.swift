@@ -20,7 +20,7 @@ extension TransferContext {
         let options = EasyOptions(handle: easy.pointer, request: request)
 
         let urlText = request.urlText
-        let facts = HopURLFacts(urlText)
+        let facts = HopURLFacts(of: request)
         unixSocket = try UnixSocketRoute.resolve(request, urlText: urlText, facts: facts)
         // One access to the handle's record, written back however the hop's options end.
         var record = easy.options
@@ -33,7 +33,7 @@ extension TransferContext {
             try options.set(CURLOPT_URL, curlURL)
             easy.url = curlURL
         }
-        try options.set(CURLOPT_NOPROGRESS, settings.reportsProgress ? 0 : 1, recorded: &record.noProgress)
+        try options.set(CURLOPT_NOPROGRESS, reportsProgress ? 0 : 1, recorded: &record.noProgress)
         try configureTimeouts(options, record: &record, now: easy.clock.now)
         try configureProtocol(options, isHTTPS: facts.isHTTPS, record: &record)
         try configureMethodAndBody(options, transfer: transfer, record: &record)

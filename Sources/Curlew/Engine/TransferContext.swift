@@ -20,6 +20,8 @@ final class TransferContext: @unchecked Sendable {
     var firstURL: URL { firstRequest.url }
     let mode: Transfer.Mode
     let settings: TransferSettings
+    /// Whether progress events are wanted (someone listens to `events`).
+    let reportsProgress: Bool
 
     /// The pooled easy handle of the current hop, while it is in the multi handle.
     @exclusivity(unchecked) var easy: EasyHandle?
@@ -101,8 +103,9 @@ final class TransferContext: @unchecked Sendable {
     /// longer body grows as it comes.
     static let maximumUpfrontReservation = 1 << 20
 
-    init(request: OutgoingRequest, mode: Transfer.Mode, settings: TransferSettings) {
+    init(request: OutgoingRequest, mode: Transfer.Mode, settings: TransferSettings, reportsProgress: Bool) {
         self.request = request
+        self.reportsProgress = reportsProgress
         firstRequest = request
         self.mode = mode
         self.settings = settings

@@ -4,28 +4,27 @@ import HTTPTypes
 /// The session's settings with one request's overrides applied.
 ///
 /// The session's part is shared (``SessionTransferSettings``, made once per session); only
-/// the values a request may override are stored here.
-struct TransferSettings: Sendable {
+/// the values a request may override are stored here. Immutable and passed by reference:
+/// every request that overrides nothing shares its session's one instance
+/// (``Session/transferSettings(for:)``), so a plain request neither builds nor copies one.
+final class TransferSettings: Sendable {
     /// The session's settings.
     let session: SessionTransferSettings
-    var timeouts: Timeouts
-    var redirectPolicy: RedirectPolicy
-    var maximumBodySize: Int
-    var httpVersion: HTTPVersionPreference
+    let timeouts: Timeouts
+    let redirectPolicy: RedirectPolicy
+    let maximumBodySize: Int
+    let httpVersion: HTTPVersionPreference
     /// The request's own proxy, when it overrides the session's.
-    var proxyOverride: ProxyConfiguration?
-    /// Whether progress events are wanted (someone listens to `events`).
-    var reportsProgress: Bool
+    let proxyOverride: ProxyConfiguration?
     /// The request's own credentials, for the origin of its URL.
-    var credential: HTTPCredential?
+    let credential: HTTPCredential?
     /// When a body is preceded by `Expect: 100-continue`.
-    var expectContinue: ExpectContinue
+    let expectContinue: ExpectContinue
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
 
-    init(session: SessionTransferSettings, options: RequestOptions, reportsProgress: Bool) {
+    init(session: SessionTransferSettings, options: RequestOptions) {
         self.session = session
-        self.reportsProgress = reportsProgress
         if options.isUntouchedDefault {
             // Most requests override nothing: the session's values, without reading the options.
             timeouts = session.timeouts
@@ -33,6 +32,8 @@ struct TransferSettings: Sendable {
             maximumBodySize = session.maximumBodySize
             httpVersion = session.httpVersion
             expectContinue = session.expectContinue
+            proxyOverride = nil
+            credential = nil
             usesSessionLimits = true
             return
         }

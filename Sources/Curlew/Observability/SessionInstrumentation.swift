@@ -10,8 +10,10 @@ import Tracing
 /// *Why once per session rather than per request:* reading the process's instrument costs a
 /// task-local read, a read lock and a dynamic cast, about 110 ns per request measured in a
 /// release build, which a request that no one traces should not pay. The price: a tracer
-/// bootstrapped after the session was made, or bound with `withTracer`, is not seen.
-struct SessionInstrumentation: Sendable {
+/// bootstrapped after the session was made, or bound with `withTracer`, is not seen. A class,
+/// so that reading it off the session for each request is one reference, not a copy of four
+/// existentials.
+final class SessionInstrumentation: Sendable {
     let queryRedaction: TracingConfiguration.QueryRedaction
     /// The instrument that injects the trace context; nil when tracing is off or no-op.
     let instrument: (any Instrument)?

@@ -22,6 +22,10 @@ public struct OutgoingRequest: Sendable {
 
     /// The URL's text, as libcurl is given it; reading it parses nothing.
     var urlText: String { storage.urlText }
+
+    /// Whether ``urlText`` is one that ``URLTextLayout/isPlainHTTPURL(_:)`` accepted: an http
+    /// or https URL in lower case, without user information.
+    var hasPlainURLText: Bool { storage.isPlainText }
     /// The method; any RFC 9110 method or a custom one.
     public var method: HTTPRequest.Method {
         get { storage.method }
@@ -62,8 +66,8 @@ public struct OutgoingRequest: Sendable {
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) {
         storage = Storage(
-            urlText: url.absoluteString, url: url, method: method, headerFields: headerFields, body: body,
-            options: options)
+            urlText: url.absoluteString, url: url, isPlainText: false, method: method, headerFields: headerFields,
+            body: body, options: options)
     }
 
     /// A request whose URL stays text until someone reads ``url``: `urlText` must be one that
@@ -75,7 +79,8 @@ public struct OutgoingRequest: Sendable {
         options: RequestOptions
     ) {
         storage = Storage(
-            urlText: urlText, url: nil, method: method, headerFields: headerFields, body: body, options: options)
+            urlText: urlText, url: nil, isPlainText: true, method: method, headerFields: headerFields, body: body,
+            options: options)
     }
 
     private mutating func makeUnique() {
@@ -91,6 +96,8 @@ public struct OutgoingRequest: Sendable {
         // parsed on first read is published through an atomic lazy reference, which any
         // thread may fill once.
         let urlText: String
+        /// Whether the text passed ``URLTextLayout/isPlainHTTPURL(_:)``.
+        let isPlainText: Bool
         /// The URL as given; nil when it was given as text, until the first read parses it.
         private let givenURL: URL?
         private let parsedURL = AtomicLazyReference<ParsedURL>()
@@ -100,10 +107,11 @@ public struct OutgoingRequest: Sendable {
         @exclusivity(unchecked) var options: RequestOptions
 
         init(
-            urlText: String, url: URL?, method: HTTPRequest.Method, headerFields: HTTPFields, body: RequestBody?,
-            options: RequestOptions
+            urlText: String, url: URL?, isPlainText: Bool, method: HTTPRequest.Method, headerFields: HTTPFields,
+            body: RequestBody?, options: RequestOptions
         ) {
             self.urlText = urlText
+            self.isPlainText = isPlainText
             self.givenURL = url
             self.method = method
             self.headerFields = headerFields
@@ -118,15 +126,17 @@ public struct OutgoingRequest: Sendable {
         }
 
         func copy() -> Storage {
-            copy(url: givenURL ?? parsedURL.load()?.url, text: urlText)
+            copy(url: givenURL ?? parsedURL.load()?.url, text: urlText, isPlainText: isPlainText)
         }
 
         func copy(url: URL) -> Storage {
-            copy(url: url, text: url.absoluteString)
+            copy(url: url, text: url.absoluteString, isPlainText: false)
         }
 
-        private func copy(url: URL?, text: String) -> Storage {
-            Storage(urlText: text, url: url, method: method, headerFields: headerFields, body: body, options: options)
+        private func copy(url: URL?, text: String, isPlainText: Bool) -> Storage {
+            Storage(
+                urlText: text, url: url, isPlainText: isPlainText, method: method, headerFields: headerFields, body: body,
+                options: options)
         }
     }
 

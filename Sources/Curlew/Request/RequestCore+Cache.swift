@@ -196,8 +196,8 @@ extension RequestCore {
             let sent = CacheRules.conditional(request, for: entry) ?? request
             let transfer = Transfer(
                 request: sent, mode: .collect,
-                settings: TransferSettings(session: session.transferSettings, options: request.options, reportsProgress: false),
-                events: nil, loop: session.loop)
+                settings: session.transferSettings(for: request.options), reportsProgress: false, events: nil,
+                loop: session.loop)
             let requestTime = cache.now()
             guard let outcome = try? await transfer.outcome() else { return }
             let responseTime = cache.now()

@@ -32,8 +32,7 @@ extension RequestCore {
             }
             let transfer = Transfer(
                 request: request, mode: .stream,
-                settings: TransferSettings(
-                    session: session.transferSettings, options: request.options, reportsProgress: events.hasListeners),
+                settings: session.transferSettings(for: request.options), reportsProgress: events.hasListeners,
                 events: events, loop: session.loop, probe: probe)
             state.withLock { $0.adaptedRequest = request }
             try register(transfer)

@@ -262,7 +262,8 @@ final class RequestCore: Sendable {
 
     func chain() -> InterceptorChain {
         let own = state.withLock { $0.interceptors }
-        return InterceptorChain(usesSessionInterceptors ? session.interceptors + own : own)
+        guard usesSessionInterceptors else { return InterceptorChain(own) }
+        return InterceptorChain(own.isEmpty ? session.interceptors : session.interceptors + own)
     }
 
     /// Adapt, transfer, intercept the response, validate; on failure ask the retriers, and
@@ -344,7 +345,7 @@ final class RequestCore: Sendable {
     {
         let transfer = Transfer(
             request: request, mode: mode,
-            settings: TransferSettings(session: session.transferSettings, options: request.options, reportsProgress: events.hasListeners),
+            settings: session.transferSettings(for: request.options), reportsProgress: events.hasListeners,
             events: events, loop: session.loop)
         try register(transfer)
         return try await outcome(of: transfer, request: request, attempt: attempt, chain: chain)

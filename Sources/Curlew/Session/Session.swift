@@ -28,6 +28,8 @@ public actor Session {
     nonisolated let instrumentation: SessionInstrumentation
     /// The session's part of every transfer's settings, made once.
     nonisolated let transferSettings: SessionTransferSettings
+    /// The settings of every request that overrides none of the session's.
+    private nonisolated let plainTransferSettings: TransferSettings
 
     /// A process-wide session with the default configuration. Never shut it down.
     public static let shared = Session()
@@ -39,6 +41,7 @@ public actor Session {
         loop = CurlLoop(configuration: configuration)
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
         transferSettings = SessionTransferSettings(configuration: configuration)
+        plainTransferSettings = TransferSettings(session: transferSettings, options: RequestOptions())
     }
 
     /// A session whose thread runs in the network namespace at `networkNamespacePath` (such as
@@ -49,6 +52,13 @@ public actor Session {
         loop = CurlLoop(configuration: configuration, networkNamespacePath: networkNamespacePath)
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
         transferSettings = SessionTransferSettings(configuration: configuration)
+        plainTransferSettings = TransferSettings(session: transferSettings, options: RequestOptions())
+    }
+
+    /// The settings of a transfer of a request with `options`: the session's shared ones when
+    /// it overrides nothing.
+    nonisolated func transferSettings(for options: RequestOptions) -> TransferSettings {
+        options.isUntouchedDefault ? plainTransferSettings : TransferSettings(session: transferSettings, options: options)
     }
 
     deinit {
