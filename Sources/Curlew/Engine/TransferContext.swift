@@ -63,7 +63,7 @@ final class TransferContext: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var redirects: [RedirectHop] = []
 
     // The body.
-    @exclusivity(unchecked) private var body = Data()
+    @exclusivity(unchecked) private var body = CollectedBody()
     /// Undoes the body's content codings; nil for a body sent as is.
     @exclusivity(unchecked) private(set) var decoder: ContentDecoder?
     @exclusivity(unchecked) var downloadFile: DownloadFile?
@@ -128,7 +128,7 @@ final class TransferContext: @unchecked Sendable {
         heldChallenge = nil
         hopCarriesCredentials = false
         hopSendsExpect = false
-        body = Data()
+        body = CollectedBody()
         decoder = nil
         easy?.errorBuffer[0] = 0
     }
@@ -297,7 +297,7 @@ final class TransferContext: @unchecked Sendable {
                     return false
                 }
                 // A bounded reservation: the length is the server's claim, not bytes that arrived.
-                body.reserveCapacity(min(declaredLength, Self.maximumUpfrontReservation))
+                body.reserve(min(declaredLength, Self.maximumUpfrontReservation))
             }
         case .stream:
             break
@@ -384,7 +384,9 @@ final class TransferContext: @unchecked Sendable {
             if body.count + piece.count > settings.maximumBodySize {
                 throw CurlewError(.bodyTooLarge, "the body exceeds the maximum of \(settings.maximumBodySize) bytes")
             }
-            body.append(piece.assumingMemoryBound(to: UInt8.self))
+            guard body.append(piece) else {
+                throw CurlewError(.bodyTooLarge, "out of memory for a body of \(body.count + piece.count) bytes")
+            }
         case .download:
             guard let downloadFile else {
                 throw CurlewError(.fileSystem, "internal: a download body arrived without its file")
@@ -481,7 +483,7 @@ final class TransferContext: @unchecked Sendable {
             // A resumed file counts what it had; otherwise bytes received, as libcurl counts them.
             emitFinalProgress(metrics: metrics, downloaded: progressOffset > 0 ? onDisk : nil, transfer: transfer)
             let outcome = TransferOutcome(
-                request: request, responseHead: head, body: body, pendingDownload: pending,
+                request: request, responseHead: head, body: body.take(), pendingDownload: pending,
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }
@@ -492,7 +494,7 @@ final class TransferContext: @unchecked Sendable {
         var error = failure ?? CurlErrorMapping.error(
             for: code, message: String(cString: errorBuffer), context: self, metrics: metrics)
         if let resumeData { error = error.with(downloadResumeData: resumeData) }
-        let collected: Data? = if case .collect = mode, !body.isEmpty { body } else { nil }
+        let collected: Data? = if case .collect = mode, !body.isEmpty { body.take() } else { nil }
         return .finished(.failure(error.adding(url: request.url, head: (finalHead ?? heldChallenge)?.response, body: collected)))
     }
 
