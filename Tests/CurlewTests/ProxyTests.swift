@@ -198,4 +198,17 @@ struct EnvironmentProxyRuleTests {
         #expect(ProxyConfiguration.environmentProxy(for: http, environment: environment) == nil)
         #expect(ProxyConfiguration.environmentProxy(for: http, environment: ["ALL_PROXY": "socks5h://p:1"]) == "socks5h://p:1 (from ALL_PROXY)")
     }
+
+    @Test func aSessionMadeWhileTheEnvironmentNamesNoProxyUsesNone() {
+        #expect(ProxyConfiguration.environment.resolvingEnvironment([:]) == .none)
+        #expect(ProxyConfiguration.environment.resolvingEnvironment(["no_proxy": "a.example", "PATH": "/bin"]) == .none)
+        // Empty values name no proxy, as curl reads them; upper-case HTTP_PROXY is not read at all.
+        #expect(ProxyConfiguration.environment.resolvingEnvironment(["http_proxy": "", "HTTP_PROXY": "http://p:1"]) == .none)
+        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            #expect(ProxyConfiguration.environment.resolvingEnvironment([name: "http://p:1"]) == .environment, "\(name)")
+        }
+        let explicit = ProxyConfiguration.explicit(.http, host: "127.0.0.1", port: 9)
+        #expect(explicit.resolvingEnvironment([:]) == explicit)
+        #expect(ProxyConfiguration.none.resolvingEnvironment(["http_proxy": "http://p:1"]) == .none)
+    }
 }
