@@ -145,7 +145,7 @@ public struct OutgoingRequest: Sendable {
         let url: URL
 
         init(_ text: String) {
-            // The grammar admits only text Foundation parses (URLTextLayoutTests checks it
+            // The grammar admits only text Foundation parses (PlainURLTextTests checks it
             // against `URL(string:)` over generated URLs), so this cannot fail for a text that
             // reached here.
             guard let url = URL(string: text) else {

@@ -89,7 +89,7 @@ extension URLTextLayout {
     /// space or other byte, and at most ``OutgoingRequest/maximumURLLength`` bytes.
     ///
     /// Foundation's `URL(string:)` parses every such text to a URL whose `absoluteString` is
-    /// the text (URLTextLayoutTests checks it over generated URLs), and ``URL/transferProblem(of:)``
+    /// the text (PlainURLTextTests checks it over generated URLs), and ``URL/transferProblem(of:)``
     /// finds nothing in it: a request made from one can keep the text and parse it only when
     /// someone reads its ``OutgoingRequest/url``.
     static func isPlainHTTPURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
