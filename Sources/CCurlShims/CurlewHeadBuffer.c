@@ -2,6 +2,9 @@
 #include <string.h>
 #include "CurlewHeadBuffer.h"
 
+/// The most room a buffer keeps from one hop to the next.
+#define CURLEW_HEAD_BUFFER_KEPT_CAPACITY (16 * 1024)
+
 curlew_head_buffer *curlew_head_buffer_create(size_t limit, int (*head_ended)(void *context), void *context) {
     curlew_head_buffer *buffer = calloc(1, sizeof *buffer);
     if (buffer == NULL) return NULL;
@@ -18,6 +21,12 @@ void curlew_head_buffer_free(curlew_head_buffer *buffer) {
 }
 
 void curlew_head_buffer_reset_hop(curlew_head_buffer *buffer) {
+    // A pooled handle keeps a usual head's room, not the room an outsized head once took.
+    if (buffer->capacity > CURLEW_HEAD_BUFFER_KEPT_CAPACITY) {
+        free(buffer->bytes);
+        buffer->bytes = NULL;
+        buffer->capacity = 0;
+    }
     buffer->count = 0;
     buffer->hop_bytes = 0;
     buffer->refused = 0;

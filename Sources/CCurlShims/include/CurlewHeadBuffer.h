@@ -31,7 +31,8 @@ typedef struct curlew_head_buffer {
 /// A buffer for one easy handle; NULL when out of memory.
 curlew_head_buffer *curlew_head_buffer_create(size_t limit, int (*head_ended)(void *context), void *context);
 void curlew_head_buffer_free(curlew_head_buffer *buffer);
-/// A new hop: no bytes kept or counted, no refusal, heads wanted again.
+/// A new hop: no bytes kept or counted, no refusal, heads wanted again; room over 16 KiB, which
+/// only an outsized head takes, is given back.
 void curlew_head_buffer_reset_hop(curlew_head_buffer *buffer);
 /// `CURLOPT_HEADERFUNCTION`, with the buffer as `CURLOPT_HEADERDATA`.
 size_t curlew_head_buffer_callback(char *data, size_t size, size_t nitems, void *buffer);
