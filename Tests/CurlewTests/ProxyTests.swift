@@ -1,5 +1,6 @@
 @testable import Curlew
 import Foundation
+import HTTPTypes
 import Testing
 import TestServer
 
@@ -64,6 +65,13 @@ struct ProxyTests {
                 caCertificate: nginx.caCertificatePath)
             let text = try await good.request(nginx.url("/through-tunnel")).validate().string()
             #expect(text == "tunnelled")
+            // The response is the server's, not the proxy's answer to CONNECT (libcurl hands that
+            // head to the header callback too unless told not to): its status, its fields.
+            let tunnelled = try await good.request(nginx.url("/through-tunnel")).response
+            #expect(tunnelled.head.headerFields[.server]?.hasPrefix("nginx") == true, "\(tunnelled.head)")
+            #expect(tunnelled.head.headerFields[HTTPField.Name("Proxy-agent")!] == nil, "\(tunnelled.head)")
+            let missing = try await good.request(nginx.url("/no-such-file-through-tunnel")).response
+            #expect(missing.head.status.code == 404, "\(missing.head)")
             await good.shutdown()
 
             let wrong = session(
@@ -210,5 +218,18 @@ struct EnvironmentProxyRuleTests {
         let explicit = ProxyConfiguration.explicit(.http, host: "127.0.0.1", port: 9)
         #expect(explicit.resolvingEnvironment([:]) == explicit)
         #expect(ProxyConfiguration.none.resolvingEnvironment(["http_proxy": "http://p:1"]) == .none)
+    }
+
+    @Test func theLoopAndTheTransfersGetTheResolvedProxyAndThePublicConfigurationKeepsItsOwn() {
+        let configuration = SessionConfiguration()
+        #expect(configuration.proxy == .environment)
+        #expect(Session.transportConfiguration(configuration, environment: [:]).proxy == .none)
+        #expect(Session.transportConfiguration(configuration, environment: ["all_proxy": "socks5h://p:1"]).proxy == .environment)
+        // What cURLDescription prints follows the proxy in use.
+        let request = OutgoingRequest(url: URL(string: "http://127.0.0.1:9/x")!)
+        let none = CURLCommand.describe(.success(request), configuration: configuration, sessionProxy: .none)
+        #expect(none.contains("--noproxy '*'"), "\(none)")
+        let environment = CURLCommand.describe(.success(request), configuration: configuration, sessionProxy: .environment)
+        #expect(environment.contains("--noproxy 'localhost,"), "\(environment)")
     }
 }

@@ -24,8 +24,6 @@ final class EasyHandlePool {
     private(set) var sessionHeaders: UnsafeMutablePointer<curl_slist>?
     /// `no_proxy` and the loopback hosts, read once: what the environment proxy skips.
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
-    /// The session's proxy, with the environment read once (``ProxyConfiguration/resolvingEnvironment(_:)``).
-    private let sessionProxy: ProxyConfiguration
     /// The session's trust configuration, checked once (see ``ResolvedTrust``).
     let trust: Result<ResolvedTrust, TrustConfigurationProblem>
     /// Policies without evaluation whose use was already logged.
@@ -33,7 +31,6 @@ final class EasyHandlePool {
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock) {
         self.configuration = configuration
-        sessionProxy = configuration.proxy.resolvingEnvironment()
         self.share = share
         self.clock = clock
         do {
@@ -111,7 +108,7 @@ final class EasyHandlePool {
         // Accept-Encoding field (see `TransferContext.withSessionHeaders`), not through
         // CURLOPT_ACCEPT_ENCODING, which libcurl formats twice per request.
         try options.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
-        try applyProxy(sessionProxy, options)
+        try applyProxy(configuration.proxy, options)
         // TLS options are libcurl's defaults here (verify the peer and the host, the system's
         // certificate authorities); non-uniform trust configurations set them per hop in
         // `prepareTrust(on:request:)`.
@@ -125,7 +122,7 @@ final class EasyHandlePool {
             handle.proxyOverridden = true
             try applyProxy(override, EasyOptions(handle: handle.pointer, request: request))
         } else if handle.proxyOverridden {
-            try applyProxy(sessionProxy, EasyOptions(handle: handle.pointer, request: request))
+            try applyProxy(configuration.proxy, EasyOptions(handle: handle.pointer, request: request))
             handle.proxyOverridden = false
         }
     }

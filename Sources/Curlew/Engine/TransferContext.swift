@@ -122,7 +122,11 @@ final class TransferContext: @unchecked Sendable {
 
     /// Clears what belongs to one hop before the next is configured.
     func resetHop() {
-        if let easy { curlew_head_buffer_reset_hop(easy.headBuffer) }
+        if let easy {
+            curlew_head_buffer_reset_hop(easy.headBuffer)
+            // The count is the handle's, from all its hops: only lines after this count.
+            headerLinesSeen = easy.headBuffer.pointee.lines
+        }
         finalHead = nil
         pendingRedirect = nil
         heldChallenge = nil

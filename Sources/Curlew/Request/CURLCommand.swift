@@ -58,7 +58,11 @@ enum CURLCommand {
         return parts
     }
 
-    static func describe(_ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration) -> String {
+    /// The command for `build` under `configuration`; `sessionProxy` is the proxy the session
+    /// uses (its configuration's, with the environment read when it was made).
+    static func describe(
+        _ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration, sessionProxy: ProxyConfiguration
+    ) -> String {
         guard case .success(let request) = build else {
             if case .failure(let error) = build { return "# invalid request: \(error)" }  // Redacted by CurlewError.
             return "# invalid request"
@@ -79,7 +83,7 @@ enum CURLCommand {
         if configuration.automaticDecompression { parts.append("--compressed") }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy)
         // curl uses no proxy for a Unix socket.
-        if socket == nil { parts += proxyArguments(request.options.proxy ?? configuration.proxy) }
+        if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy) }
         if let credential = request.options.credential ?? configuration.credentials.credential(for: request.url) {
             // The password is never repeated: `-u 'user:***'`.
             parts += ["-u", quote(credential.username + ":" + Redaction.placeholder), credential.method.curlFlag]

@@ -50,6 +50,7 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
         case (_, let adapted?): request = .success(adapted)
         case (_, nil): request = core.effectiveBuild
         }
-        return CURLCommand.describe(request, configuration: core.session.configuration)
+        return CURLCommand.describe(
+            request, configuration: core.session.configuration, sessionProxy: core.session.transferSettings.proxy)
     }
 }

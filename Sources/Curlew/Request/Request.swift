@@ -259,6 +259,7 @@ public class Request: @unchecked Sendable {
     /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell,
     /// with the password of the URL and credential headers replaced by `***`.
     public func cURLDescription() -> String {
-        CURLCommand.describe(core.effectiveBuild, configuration: core.session.configuration)
+        CURLCommand.describe(
+            core.effectiveBuild, configuration: core.session.configuration, sessionProxy: core.session.transferSettings.proxy)
     }
 }

@@ -38,9 +38,10 @@ public actor Session {
     public init(configuration: SessionConfiguration = .default, interceptors: [any RequestInterceptor] = []) {
         self.configuration = configuration
         self.interceptors = interceptors
-        loop = CurlLoop(configuration: configuration)
+        let transport = Self.transportConfiguration(configuration)
+        loop = CurlLoop(configuration: transport)
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
-        transferSettings = SessionTransferSettings(configuration: configuration)
+        transferSettings = SessionTransferSettings(configuration: transport)
         plainTransferSettings = TransferSettings(session: transferSettings, options: RequestOptions())
     }
 
@@ -49,10 +50,22 @@ public actor Session {
     init(configuration: SessionConfiguration, interceptors: [any RequestInterceptor], networkNamespacePath: String) {
         self.configuration = configuration
         self.interceptors = interceptors
-        loop = CurlLoop(configuration: configuration, networkNamespacePath: networkNamespacePath)
+        let transport = Self.transportConfiguration(configuration)
+        loop = CurlLoop(configuration: transport, networkNamespacePath: networkNamespacePath)
         instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
-        transferSettings = SessionTransferSettings(configuration: configuration)
+        transferSettings = SessionTransferSettings(configuration: transport)
         plainTransferSettings = TransferSettings(session: transferSettings, options: RequestOptions())
+    }
+
+    /// `configuration` as the loop and the transfers use it: its proxy with the environment read
+    /// now, once (``ProxyConfiguration/resolvingEnvironment(_:)``), so that the handles, the
+    /// error messages and `cURLDescription()` agree on the proxy in use.
+    static func transportConfiguration(
+        _ configuration: SessionConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> SessionConfiguration {
+        var transport = configuration
+        transport.proxy = configuration.proxy.resolvingEnvironment(environment)
+        return transport
     }
 
     /// The settings of a transfer of a request with `options`: the session's shared ones when
