@@ -17,9 +17,9 @@ struct HeadNotes {
     /// The declared body length; nil when absent or invalid.
     var contentLength: Int? { hasInvalidContentLength ? nil : contentLengthValue }
 
-    /// Notes the field line that starts at offset `line` of the head's bytes (see
+    /// Notes the field line that starts at offset `lineStart` of the head's bytes (see
     /// ``RawResponseHead/bytes``).
-    mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer, line: Int) {
+    mutating func note(_ role: HeaderNames.Role, value: UnsafeRawBufferPointer, lineStart: Int) {
         switch role {
         case .location: hasLocation = true
         case .contentEncoding: hasContentEncoding = true
@@ -27,7 +27,7 @@ struct HeadNotes {
         case .setCookie: hasSetCookie = true
         case .contentType:
             contentTypeCount += 1
-            contentTypeLine = line
+            contentTypeLine = lineStart
         case .contentLength:
             contentLengthCount += 1
             let parsed = Self.decimal(value)

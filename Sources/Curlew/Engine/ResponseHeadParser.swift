@@ -72,7 +72,7 @@ struct ResponseHeadParser {
             let role = HeaderNames.role(UnsafeRawBufferPointer(rebasing: content[0..<field.colon]))
             if role != .other {
                 notes.note(
-                    role, value: UnsafeRawBufferPointer(rebasing: content[field.valueStart...]), line: start - headStart)
+                    role, value: UnsafeRawBufferPointer(rebasing: content[field.valueStart...]), lineStart: start - headStart)
             }
         }
         return .unfinished

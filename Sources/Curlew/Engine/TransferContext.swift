@@ -159,27 +159,40 @@ final class TransferContext: @unchecked Sendable {
         defer {
             buffer.pointee.count = 0
             // Trailers, and the heads after a redirect's, are counted but no longer kept.
-            if finalHead != nil || pendingRedirect != nil { buffer.pointee.passing = 1 }
+            if headsAreOver { buffer.pointee.passing = 1 }
         }
-        if finalHead != nil || pendingRedirect != nil { return true }
+        if headsAreOver { return true }
         return readHeadLines(buffer, transfer: transfer)
+    }
+
+    /// Whether the hop wants no more heads: it has its final head, or a redirect's.
+    private var headsAreOver: Bool { finalHead != nil || pendingRedirect != nil }
+
+    /// The lines the C header callback keeps in `buffer`.
+    private static func headBytes(_ buffer: UnsafeMutablePointer<curlew_head_buffer>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: buffer.pointee.bytes, count: buffer.pointee.count)
+    }
+
+    /// Reading `bytes` with `parser`: a status line replaces a held challenge (libcurl answered
+    /// it); a malformed one is recorded as the failure, and nil returned.
+    private func read(_ bytes: UnsafeRawBufferPointer, with parser: inout ResponseHeadParser) -> ResponseHeadParser.Reading? {
+        let reading = parser.read(bytes)
+        if parser.sawStatusLine { heldChallenge = nil }
+        if case .malformedStatusLine(let line) = reading {
+            fail(.malformedResponse, "malformed status line '\(line)'")
+            return nil
+        }
+        return reading
     }
 
     /// Parses the lines in `buffer` in order, as they came: a status line starts a head (and
     /// drops a challenge libcurl answered), a blank line ends it (``endOfHead(transfer:)``).
     /// Returns false to abort the transfer.
     private func readHeadLines(_ buffer: UnsafeMutablePointer<curlew_head_buffer>, transfer: Transfer) -> Bool {
-        let bytes = UnsafeRawBufferPointer(start: buffer.pointee.bytes, count: buffer.pointee.count)
-        let reading = headParser.read(bytes)
-        if headParser.sawStatusLine { heldChallenge = nil }  // libcurl answered the challenge: this head replaces it.
-        switch reading {
-        case .ended:
-            return endOfHead(transfer: transfer)
-        case .unfinished:
-            return true
-        case .malformedStatusLine(let line):
-            fail(.malformedResponse, "malformed status line '\(line)'")
-            return false
+        switch read(Self.headBytes(buffer), with: &headParser) {
+        case .ended?: return endOfHead(transfer: transfer)
+        case .unfinished?: return true
+        case .malformedStatusLine?, nil: return false
         }
     }
 
@@ -204,15 +217,11 @@ final class TransferContext: @unchecked Sendable {
         case 2: fail(.transport, "out of memory for the response head")
         default: break
         }
-        if buffer.pointee.count > 0, finalHead == nil, pendingRedirect == nil {
+        if buffer.pointee.count > 0, !headsAreOver {
             // Its status line still replaces a held challenge; a malformed one is the failure.
             // A parser of its own, so that a held challenge keeps its notes.
             var partial = ResponseHeadParser()
-            let bytes = UnsafeRawBufferPointer(start: buffer.pointee.bytes, count: buffer.pointee.count)
-            switch partial.read(bytes) {
-            case .malformedStatusLine(let line): fail(.malformedResponse, "malformed status line '\(line)'")
-            case .ended, .unfinished: if partial.sawStatusLine { heldChallenge = nil }
-            }
+            _ = read(Self.headBytes(buffer), with: &partial)
         }
         buffer.pointee.count = 0
     }

@@ -87,25 +87,26 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     static func environmentProxy(for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
         -> String?
     {
-        let names =
-            url.scheme?.lowercased() == "https"
-            ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
+        let names = url.scheme?.lowercased() == "https" ? httpsProxyVariables : httpProxyVariables
         for name in names {
             if let value = environment[name], !value.isEmpty { return "\(Redaction.string(value)) (from \(name))" }
         }
         return nil
     }
 
-    /// The variables that name a proxy for curl; `HTTP_PROXY` in upper case is not one.
-    static let environmentProxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    /// The variables curl reads for an http and an https URL's proxy, in its order; `HTTP_PROXY`
+    /// in upper case is not one (a CGI program could be made to set it).
+    private static let httpProxyVariables = ["http_proxy", "all_proxy", "ALL_PROXY"]
+    private static let httpsProxyVariables = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
 
     /// This configuration for a session made now: ``environment`` when the environment names no
     /// proxy is ``none``, so that libcurl neither reads the environment nor matches the host
-    /// against the bypass list on every request (about 2,000 instructions); any other is
-    /// itself. The environment is read once, as `no_proxy` is.
+    /// against the bypass list on every request (about 600 instructions); any other is itself.
+    /// The environment is read once, as `no_proxy` is.
     func resolvingEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
         guard case .environment = mode else { return self }
-        let namesProxy = Self.environmentProxyVariables.contains { environment[$0].map { !$0.isEmpty } ?? false }
+        let names = [Self.httpProxyVariables, Self.httpsProxyVariables].joined()
+        let namesProxy = names.contains { environment[$0].map { !$0.isEmpty } ?? false }
         return namesProxy ? self : .none
     }
 
