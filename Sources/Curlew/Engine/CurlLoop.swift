@@ -169,7 +169,8 @@ final class CurlLoop: Sendable {
                     state.handle(command: command)
                 }
             }
-            pending.removeAll(keepingCapacity: true)
+            // Most turns (a poll that found only socket activity) take no command.
+            if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
             if shuttingDown { break }
             curl_multi_perform(state.multi, &running)
             state.processCompletions()

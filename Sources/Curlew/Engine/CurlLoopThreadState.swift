@@ -136,7 +136,9 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// not on the server, and are skipped.
     func checkIdleTimeouts() {
         let now = clock.now
-        guard now >= nextIdleCheck, !active.isEmpty else { return }
+        // `<`, not `>=`: the Instant's own operator; Comparable's `>=` went through a generic
+        // dispatch thunk on every turn of the loop.
+        guard !(now < nextIdleCheck), !active.isEmpty else { return }
         nextIdleCheck = now + .milliseconds(200)
         let idle = active.compactMap(\.owner).filter { transfer in
             let context = transfer.context

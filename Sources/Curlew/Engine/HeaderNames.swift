@@ -23,23 +23,24 @@ enum HeaderNames {
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }
 
-    private static let contentLength = Array("content-length".utf8)
-    private static let contentEncoding = Array("content-encoding".utf8)
-    private static let location = Array("location".utf8)
-    private static let transferEncoding = Array("transfer-encoding".utf8)
-    private static let setCookie = Array("set-cookie".utf8)
-    private static let contentType = Array("content-type".utf8)
+    private static let contentLength = LowercaseFieldName("content-length")
+    private static let contentEncoding = LowercaseFieldName("content-encoding")
+    private static let location = LowercaseFieldName("location")
+    private static let transferEncoding = LowercaseFieldName("transfer-encoding")
+    private static let setCookie = LowercaseFieldName("set-cookie")
+    private static let contentType = LowercaseFieldName("content-type")
 
     /// The role of the field named `bytes`: told apart by length first, so that most names
-    /// cost one comparison or none.
+    /// cost one comparison or none, and that one compares eight bytes at a time.
     static func role(_ bytes: UnsafeRawBufferPointer) -> Role {
+        guard let base = bytes.baseAddress else { return .other }
         switch bytes.count {
-        case 8: return equalsIgnoringASCIICase(bytes, location) ? .location : .other
-        case 10: return equalsIgnoringASCIICase(bytes, setCookie) ? .setCookie : .other
-        case 12: return equalsIgnoringASCIICase(bytes, contentType) ? .contentType : .other
-        case 14: return equalsIgnoringASCIICase(bytes, contentLength) ? .contentLength : .other
-        case 16: return equalsIgnoringASCIICase(bytes, contentEncoding) ? .contentEncoding : .other
-        case 17: return equalsIgnoringASCIICase(bytes, transferEncoding) ? .transferEncoding : .other
+        case 8: return location.matches(base) ? .location : .other
+        case 10: return setCookie.matches(base) ? .setCookie : .other
+        case 12: return contentType.matches(base) ? .contentType : .other
+        case 14: return contentLength.matches(base) ? .contentLength : .other
+        case 16: return contentEncoding.matches(base) ? .contentEncoding : .other
+        case 17: return transferEncoding.matches(base) ? .transferEncoding : .other
         default: return .other
         }
     }
