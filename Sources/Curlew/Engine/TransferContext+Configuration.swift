@@ -47,7 +47,7 @@ extension TransferContext {
         try settings.validate(url: request.url)
         let timeouts = settings.timeouts
         // 0 restores libcurl's defaults: 300 s to connect, no total limit.
-        try options.set(CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect?.curlMilliseconds ?? 0, recorded: &record.connectTimeout)
+        try options.set(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds, recorded: &record.connectTimeout)
         var totalMilliseconds = 0
         if let total = timeouts.total {
             let remaining = total - (ContinuousClock.now - startInstant)
