@@ -8,8 +8,10 @@ import Synchronization
 ///
 /// Shared state lives in a ``TransferStateMachine`` behind a `Mutex`; every action it returns
 /// runs after the lock is released. State that only the curl thread touches lives in
-/// ``TransferContext``.
-final class Transfer: Sendable {
+/// ``TransferContext``, the superclass: one object holds both.
+final class Transfer: TransferContext, @unchecked Sendable {
+    // Safe: the stored properties below are `let`s of Sendable types; the superclass's state
+    // is confined to the curl thread (see ``TransferContext``).
     enum Mode: Sendable {
         /// Collect the body in memory, up to a maximum size.
         case collect
@@ -32,7 +34,6 @@ final class Transfer: Sendable {
     }
 
     let state: Mutex<TransferStateMachine>
-    let context: TransferContext
     let events: EventSink?
     private let loop: CurlLoop
     /// A stream's tracing and metrics, which end with the transfer; nil for other modes, whose
@@ -45,10 +46,14 @@ final class Transfer: Sendable {
     ) {
         self.probe = probe
         state = Mutex(TransferStateMachine(streamBufferSize: settings.streamBufferSize))
-        context = TransferContext(request: request, mode: mode, settings: settings, reportsProgress: reportsProgress)
         self.events = events
         self.loop = loop
+        super.init(request: request, mode: mode, settings: settings, reportsProgress: reportsProgress)
     }
+
+    /// The curl thread's part of this transfer: the transfer itself, as its superclass.
+    @inline(__always)
+    var context: TransferContext { self }
 
     // MARK: Consumers
 

@@ -8,7 +8,12 @@ import HTTPTypes
 /// The submitting task fills it in before `CurlLoop.submit`; the loop's locked command queue
 /// orders that before the curl thread's first access, and from then on only the curl thread
 /// reads or writes it.
-final class TransferContext: @unchecked Sendable {
+///
+/// ``Transfer`` is its only subclass, so that a transfer and its context are one object:
+/// one allocation and one release per transfer instead of two (about 440 instructions per
+/// small request). The context is still reached as `transfer.context`, which is the transfer
+/// itself; nothing overrides its members.
+class TransferContext: @unchecked Sendable {
     // Safe: confined as described above; see the type's documentation.
     // The stored properties skip the runtime's exclusivity checks (`@exclusivity(unchecked)`):
     // only the curl thread touches them, one callback at a time, and the checks cost about 70
