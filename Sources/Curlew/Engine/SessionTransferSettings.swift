@@ -18,6 +18,9 @@ final class SessionTransferSettings: Sendable {
     let progressInterval: Duration
     let streamBufferSize: Int
     let cookieStorage: (any CookieStorage)?
+    /// Whether there is a ``cookieStorage``, asked on every request: comparing the optional
+    /// existential itself with nil copied and destroyed it (about 100 instructions).
+    let storesCookies: Bool
     let credentials: CredentialStore
     let expectContinue: ExpectContinue
     /// Whether the session's own limits pass ``TransferSettings/validate(url:)``: a request
@@ -38,6 +41,7 @@ final class SessionTransferSettings: Sendable {
         progressInterval = configuration.progressInterval
         streamBufferSize = configuration.streamBufferSize
         cookieStorage = configuration.cookieStorage
+        storesCookies = configuration.cookieStorage != nil
         credentials = configuration.credentials
         expectContinue = configuration.expectContinue
         limitsAreValid = (try? TransferSettings.validate(

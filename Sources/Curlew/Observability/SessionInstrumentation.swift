@@ -21,9 +21,13 @@ final class SessionInstrumentation: Sendable {
     let tracer: (any Tracer)?
     /// Nil when metrics are off or the factory is the no-op one.
     let metrics: ClientMetrics?
+    /// Whether there is an instrument or metrics, worked out once: comparing the optional
+    /// existentials with nil on every request copied and destroyed them.
+    private let observesRequests: Bool
 
     init(tracing: TracingConfiguration, metrics: MetricsConfiguration) {
         queryRedaction = tracing.queryRedaction
+        let instrument: (any Instrument)?
         if !tracing.isEnabled {
             instrument = nil
             tracer = nil
@@ -36,12 +40,15 @@ final class SessionInstrumentation: Sendable {
             instrument = global is NoOpInstrument ? nil : global
             tracer = found is NoOpTracer ? nil : found
         }
-        self.metrics = metrics.isEnabled ? ClientMetrics(factory: metrics.factory ?? MetricsSystem.factory) : nil
+        let clientMetrics = metrics.isEnabled ? ClientMetrics(factory: metrics.factory ?? MetricsSystem.factory) : nil
+        self.instrument = instrument
+        self.metrics = clientMetrics
+        observesRequests = instrument != nil || clientMetrics != nil
     }
 
     /// The probe of one run of `request`, started now; nil when nothing observes requests.
     func begin(_ request: OutgoingRequest) -> RequestProbe? {
-        guard instrument != nil || metrics != nil else { return nil }
+        guard observesRequests else { return nil }
         let method = RequestProbe.otelMethod(request.method)
         let span = tracer.map { startSpan($0, request: request, method: method) }
         return RequestProbe(
