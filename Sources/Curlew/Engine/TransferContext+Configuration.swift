@@ -80,9 +80,13 @@ extension TransferContext {
         try options.set(CURLOPT_PIPEWAIT, mayMultiplex ? 1 : 0, recorded: &record.pipeWait)
         switch mode {
         case .stream, .download:
-            // Larger reads for bulk bodies. Best effort: libcurl 7.88 refuses a new size while a
-            // reused handle still holds its old buffer, and the default size works too.
-            _ = curlew_easy_setopt_long(options.handle, CURLOPT_BUFFERSIZE, 256 << 10)
+            // Larger reads for bulk bodies: libcurl's largest buffer, 512 KiB. Each read is one
+            // chunk handed to the consumer, and on the default executor each hand-over wakes a
+            // thread of the pool: a 1 GiB stream ran at about 2.2 GB/s with 256 KiB reads and
+            // 2.5 GB/s with 512 KiB (4.5 GB/s from 3.1 on `Session.taskExecutor`), at less CPU.
+            // Untouched pages of the buffer cost no memory. Best effort: libcurl 7.88 refuses a
+            // new size while a reused handle still holds its old buffer, and the default works too.
+            _ = curlew_easy_setopt_long(options.handle, CURLOPT_BUFFERSIZE, 512 << 10)
         case .collect: break
         }
     }
