@@ -103,6 +103,11 @@ final class EasyHandlePool {
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlew_head_buffer_callback), "CURLOPT_HEADERFUNCTION")
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")
         try options.check(curlew_easy_setopt_seek_callback(handle, CurlCallbacks.seek), "CURLOPT_SEEKFUNCTION")
+        // Request bodies go out in reads of up to 512 KiB instead of libcurl's 64 KiB: a 256 MiB
+        // upload took 20% less CPU (0.124 to 0.099 s). libcurl allocates the buffer at a handle's
+        // first upload, and only the pages a body fills cost memory. Best effort, like the
+        // receive buffer (see `TransferContext.configureProtocol`).
+        _ = curlew_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 512 << 10)
         try options.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), "CURLOPT_XFERINFOFUNCTION")
         // Curlew decodes bodies itself (see ContentDecoder) and offers the codings in its own
         // Accept-Encoding field (see `TransferContext.withSessionHeaders`), not through
