@@ -40,8 +40,9 @@ struct ResponseHeadParser {
     /// Reads `bytes`, which the caller keeps valid until ``takeHead()``.
     ///
     /// Walks the lines through raw pointers (libc's `memchr` finds each LF and each colon), and
-    /// looks past a field's name only for the fields ``HeaderNames/role(_:)`` picks: slicing
-    /// each line into bounds-checked buffers cost about 130 instructions a line.
+    /// looks past a field's name only for the fields ``HeaderNames/role(_:)`` picks. Slicing
+    /// each line into bounds-checked buffers and comparing names byte by byte cost about 190
+    /// instructions a line; this costs about 135, with the names compared word-wise.
     mutating func read(_ bytes: UnsafeRawBufferPointer) -> Reading {
         statusCode = 0
         notes = HeadNotes()

@@ -10,9 +10,9 @@ import HTTPTypes
 /// reads or writes it.
 ///
 /// ``Transfer`` is its only subclass, so that a transfer and its context are one object:
-/// one allocation and one release per transfer instead of two (about 440 instructions per
-/// small request). The context is still reached as `transfer.context`, which is the transfer
-/// itself; nothing overrides its members.
+/// one allocation and one release per transfer instead of two (250 instructions per small
+/// request, measured). The context is still reached as `transfer.context`, which is the
+/// transfer itself; nothing overrides its members.
 class TransferContext: @unchecked Sendable {
     // Safe: confined as described above; see the type's documentation.
     // The stored properties skip the runtime's exclusivity checks (`@exclusivity(unchecked)`):
