@@ -41,6 +41,23 @@ struct LimitValidationTests {
         #expect(error?.message.contains(field.rawValue) == true)
     }
 
+    /// `.seconds(Int64.max)` as "no limit in practice": its milliseconds do not fit an `Int`,
+    /// which trapped when the session was made (the connect timeout is converted then).
+    @Test func anEnormousTimeoutIsNoLimitNotACrash() async throws {
+        let server = try await Fixtures.server()
+        let forever = Duration.seconds(Int64.max)
+        var configuration = SessionConfiguration()
+        configuration.timeouts = Timeouts(connect: forever, total: forever, idle: forever)
+        let session = Session(configuration: configuration)
+        defer { Task { await session.shutdown() } }
+        var options = RequestOptions()
+        options.timeouts.connect = forever
+        options.timeouts.total = forever
+        let body = try await session.request(server.url("/bytes/3"), options: options).validate().data()
+        #expect(body.count == 3)
+        #expect(try await session.request(server.url("/bytes/2")).validate().data().count == 2)
+    }
+
     @Test func aNegativeMaximumBodySizeIsInvalid() async throws {
         let server = try await Fixtures.server()
         var options = RequestOptions()

@@ -11,7 +11,7 @@ import Musl
 /// ends it. Field lines are only looked at: the few fields the transfer reads are noted
 /// (``HeadNotes``), nothing is copied line by line, validated or made into a String. At the
 /// end, ``takeHead()`` copies the head's bytes once into a ``ResponseHead``, which finds the
-/// fields again (``RawResponseHead/fieldLines(_:)``) and builds the `HTTPResponse` only when
+/// fields again (``RawResponseHead/makeResponse()``) and builds the `HTTPResponse` only when
 /// someone reads it.
 struct ResponseHeadParser {
     /// What the bytes held.

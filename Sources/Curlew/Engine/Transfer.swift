@@ -9,9 +9,14 @@ import Synchronization
 /// Shared state lives in a ``TransferStateMachine`` behind a `Mutex`; every action it returns
 /// runs after the lock is released. State that only the curl thread touches lives in
 /// ``TransferContext``, the superclass: one object holds both.
+///
+/// Code that runs on a consumer's thread (the waits, `cancel`) reads nothing of the
+/// superclass but its `let`s: the URL in its errors is ``TransferContext/firstURL``, never the
+/// current hop's `request`, which the curl thread replaces at a redirect.
 final class Transfer: TransferContext, @unchecked Sendable {
-    // Safe: the stored properties below are `let`s of Sendable types; the superclass's state
-    // is confined to the curl thread (see ``TransferContext``).
+    // Safe: the stored properties below are `let`s of Sendable types; of the superclass, the
+    // `var`s are confined to the curl thread (see ``TransferContext``) and only its `let`s
+    // are read elsewhere (see above).
     enum Mode: Sendable {
         /// Collect the body in memory, up to a maximum size.
         case collect
@@ -102,7 +107,7 @@ final class Transfer: TransferContext, @unchecked Sendable {
                 }
             }
         } catch {
-            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)
+            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.firstURL)
         }
     }
 
@@ -123,7 +128,7 @@ final class Transfer: TransferContext, @unchecked Sendable {
                 cancel(.taskCancelled, "the task reading the body was cancelled")
             }
         } catch {
-            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.request.url)
+            throw error as? CurlewError ?? CurlewError(.transport, "\(error)", url: context.firstURL)
         }
     }
 
@@ -143,7 +148,7 @@ final class Transfer: TransferContext, @unchecked Sendable {
     /// `keepingPartialDownload`, a download keeps its partial file and its error carries
     /// resume data (when it can be resumed).
     func cancel(_ kind: CurlewError.Kind, _ message: String, keepingPartialDownload: Bool = false) {
-        var reason = CurlewError(kind, message, url: context.request.url)
+        var reason = CurlewError(kind, message, url: context.firstURL)
         if keepingPartialDownload { reason = reason.with(downloadResumeData: nil, keepsPartialDownload: true) }
         switch state.withLock({ $0.cancel(reason) }) {
         case .none: break

@@ -51,9 +51,15 @@ public struct Timeouts: Sendable, Hashable {
 
 extension Duration {
     /// Whole milliseconds, rounded up so that a tiny positive duration never means "no limit".
+    /// A duration too long for milliseconds in an `Int` (`.seconds(Int64.max)` for "forever")
+    /// is `Int.max`, not an overflow.
     var curlMilliseconds: Int {
         let (seconds, attoseconds) = components
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let (whole, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflowed else { return seconds > 0 ? Int.max : 1 }
+        let part = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let (ms, overflowedAgain) = whole.addingReportingOverflow(part)
+        guard !overflowedAgain else { return Int.max }
         return Int(clamping: max(ms, 1))
     }
 }
