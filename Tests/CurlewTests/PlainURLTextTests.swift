@@ -98,7 +98,7 @@ import Testing
         #expect(general.url.fragment == "f")
     }
 
-    @Test func copiesOfATextRequestShareTheParsedURLAndChangeTheirOwn() throws {
+    @Test func copiesOfATextRequestReadItsURLAndChangeOnlyTheirOwn() throws {
         let original = try RequestBuilder.build(
             url: "http://127.0.0.1:9/a", method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
         ).get()
@@ -113,7 +113,7 @@ import Testing
         #expect(original.method == .get)
     }
 
-    @Test func readersOnManyThreadsGetOneURL() async throws {
+    @Test func readersOnManyThreadsAllGetTheURLOfTheText() async throws {
         let request = try RequestBuilder.build(
             url: "http://127.0.0.1:9/shared", method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
         ).get()
