@@ -57,14 +57,21 @@ struct RawResponseHead: Sendable {
 
     /// The line that starts at `start`: its content, without the CR and LF that end it, and
     /// where the next line starts. A last line without its LF is read as it is.
+    /// `start` is below `bytes.count`. Raw loads, not bounds-checked subscripts: the head
+    /// parser (``ResponseHeadParser/read(_:)``) calls this for every line of every head.
     static func line(in bytes: UnsafeRawBufferPointer, from start: Int) -> (content: Range<Int>, next: Int) {
+        guard let base = bytes.baseAddress else { return (start..<start, bytes.count) }
         var next = bytes.count
         // libc's memchr: the generic search checked bounds at every byte of every line.
-        if let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) {
+        if let found = memchr(base + start, 0x0A, bytes.count - start) {
             next = base.distance(to: UnsafeRawPointer(found)) + 1
         }
         var end = next
-        while end > start && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
+        while end > start {
+            let last = base.load(fromByteOffset: end - 1, as: UInt8.self)
+            guard last == 0x0A || last == 0x0D else { break }
+            end -= 1
+        }
         return (start..<end, next)
     }
 
@@ -76,7 +83,9 @@ struct RawResponseHead: Sendable {
         }
         let colon = base.distance(to: UnsafeRawPointer(found))
         var valueStart = colon + 1
-        while valueStart < content.count && (content[valueStart] == 0x20 || content[valueStart] == 0x09) {
+        while valueStart < content.count {
+            let byte = base.load(fromByteOffset: valueStart, as: UInt8.self)
+            guard byte == 0x20 || byte == 0x09 else { break }
             valueStart += 1
         }
         return (colon, valueStart)

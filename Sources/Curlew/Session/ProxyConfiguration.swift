@@ -88,8 +88,13 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         -> String?
     {
         let names = url.scheme?.lowercased() == "https" ? httpsProxyVariables : httpProxyVariables
+        return firstSet(names, in: environment).map { "\(Redaction.string($0.value)) (from \($0.name))" }
+    }
+
+    /// The first of `names` set to a non-empty value in `environment`, as curl takes them.
+    private static func firstSet(_ names: [String], in environment: [String: String]) -> (name: String, value: String)? {
         for name in names {
-            if let value = environment[name], !value.isEmpty { return "\(Redaction.string(value)) (from \(name))" }
+            if let value = environment[name], !value.isEmpty { return (name, value) }
         }
         return nil
     }
@@ -105,8 +110,8 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The environment is read once, as `no_proxy` is.
     func resolvingEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
         guard case .environment = mode else { return self }
-        let names = [Self.httpProxyVariables, Self.httpsProxyVariables].joined()
-        let namesProxy = names.contains { environment[$0].map { !$0.isEmpty } ?? false }
+        let namesProxy = Self.firstSet(Self.httpProxyVariables, in: environment) != nil
+            || Self.firstSet(Self.httpsProxyVariables, in: environment) != nil
         return namesProxy ? self : .none
     }
 

@@ -36,18 +36,13 @@ public actor Session {
 
     /// Creates a session and starts its thread.
     public init(configuration: SessionConfiguration = .default, interceptors: [any RequestInterceptor] = []) {
-        self.configuration = configuration
-        self.interceptors = interceptors
-        let transport = Self.transportConfiguration(configuration)
-        loop = CurlLoop(configuration: transport)
-        instrumentation = SessionInstrumentation(tracing: configuration.tracing, metrics: configuration.metrics)
-        transferSettings = SessionTransferSettings(configuration: transport)
-        plainTransferSettings = TransferSettings(session: transferSettings, options: RequestOptions())
+        self.init(configuration: configuration, interceptors: interceptors, networkNamespacePath: nil)
     }
 
     /// A session whose thread runs in the network namespace at `networkNamespacePath` (such as
-    /// `/run/netns/NAME`), so that its connections leave from there. For tests.
-    init(configuration: SessionConfiguration, interceptors: [any RequestInterceptor], networkNamespacePath: String) {
+    /// `/run/netns/NAME`), so that its connections leave from there; nil keeps the process's.
+    /// For tests.
+    init(configuration: SessionConfiguration, interceptors: [any RequestInterceptor], networkNamespacePath: String?) {
         self.configuration = configuration
         self.interceptors = interceptors
         let transport = Self.transportConfiguration(configuration)
