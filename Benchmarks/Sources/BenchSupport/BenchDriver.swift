@@ -65,8 +65,8 @@ public enum BenchDriver {
             result.concurrency = arguments.concurrency
             result.seconds = seconds
             result.reqPerSecond = Double(outcome.latencies.count) / seconds
-            result.p50Milliseconds = outcome.latencies.percentileMilliseconds(50)
-            result.p99Milliseconds = outcome.latencies.percentileMilliseconds(99)
+            let percentiles = outcome.latencies.percentilesMilliseconds(50, 99)
+            (result.p50Milliseconds, result.p99Milliseconds) = (percentiles[0], percentiles[1])
             result.cpuSecondsPer1000 = cpu / Double(arguments.count) * 1000
             result.bytes = outcome.bytes
             record(outcome, in: &result)
@@ -102,8 +102,8 @@ public enum BenchDriver {
             result.concurrency = arguments.count
             result.seconds = seconds
             result.meanInFlight = outcome.latencies.totalSeconds / seconds
-            result.p50Milliseconds = outcome.latencies.percentileMilliseconds(50)
-            result.p99Milliseconds = outcome.latencies.percentileMilliseconds(99)
+            let percentiles = outcome.latencies.percentilesMilliseconds(50, 99)
+            (result.p50Milliseconds, result.p99Milliseconds) = (percentiles[0], percentiles[1])
             result.bytes = outcome.bytes
             result.rssPerStreamKiB = Double(peak - baseline) / Double(arguments.count)
             record(outcome, in: &result)

@@ -20,12 +20,16 @@ public struct LatencySamples: Sendable {
     /// How many samples there are.
     public var count: Int { nanoseconds.count }
 
-    /// The nearest-rank percentile in milliseconds, or nil without samples.
-    public func percentileMilliseconds(_ percent: Double) -> Double? {
-        guard !nanoseconds.isEmpty else { return nil }
+    /// The nearest-rank percentiles in milliseconds, in the order asked, or nils without
+    /// samples. The samples are sorted once for all of them: the C loop sorts its latencies
+    /// once too, and callgrind counts the harness's sorting as the client's instructions.
+    public func percentilesMilliseconds(_ percents: Double...) -> [Double?] {
+        guard !nanoseconds.isEmpty else { return percents.map { _ in nil } }
         let sorted = nanoseconds.sorted()
-        let rank = Int((percent / 100 * Double(sorted.count)).rounded(.up))
-        let index = min(max(rank - 1, 0), sorted.count - 1)
-        return Double(sorted[index]) / 1_000_000
+        return percents.map { percent in
+            let rank = Int((percent / 100 * Double(sorted.count)).rounded(.up))
+            let index = min(max(rank - 1, 0), sorted.count - 1)
+            return Double(sorted[index]) / 1_000_000
+        }
     }
 }

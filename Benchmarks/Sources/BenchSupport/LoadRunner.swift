@@ -32,7 +32,7 @@ public enum LoadRunner {
         let perWorker = count / workers + 1
         return await withTaskGroup(of: Outcome.self) { group in
             for _ in 0..<workers {
-                group.addTask(executorPreference: executor) {
+                let work: @Sendable () async -> Outcome = {
                     var outcome = Outcome(
                         latencies: LatencySamples(capacity: perWorker), errors: 0, bytes: 0)
                     let clock = ContinuousClock()
@@ -47,6 +47,15 @@ public enum LoadRunner {
                         }
                     }
                     return outcome
+                }
+                // `executorPreference: nil` is not "no preference" to the runtime: the child
+                // task then carries a preference record, and every executor hop it makes takes
+                // the task's status lock to read it. A user without a preference calls
+                // `addTask` without one, so the driver does too.
+                if let executor {
+                    group.addTask(executorPreference: executor, operation: work)
+                } else {
+                    group.addTask(operation: work)
                 }
             }
             var total = Outcome(latencies: LatencySamples(capacity: count), errors: 0, bytes: 0)
