@@ -88,22 +88,21 @@ struct DefaultHeaderValueTests {
 
     // MARK: User-Agent
 
-    @Test func userAgentNamesCurlewTheSystemAndLibcurl() {
+    @Test func userAgentNamesCurlewAndTheSystem() {
         #expect(
-            UserAgent.value(version: "0.1.0", system: "Linux", release: "6.8.0-45-generic", libcurl: "8.5.0")
-                == "Curlew/0.1.0 (Linux; 6.8.0-45-generic) libcurl/8.5.0")
-        #expect(UserAgent.value(version: "1.2", system: "", release: "", libcurl: "") == "Curlew/1.2 (unknown)")
+            UserAgent.value(version: "0.1.0", system: "Linux", release: "6.8.0-45-generic")
+                == "Curlew/0.1.0 (Linux; 6.8.0-45-generic)")
+        #expect(UserAgent.value(version: "1.2", system: "", release: "") == "Curlew/1.2 (unknown)")
     }
 
     @Test func userAgentPartsCannotBreakTheHeader() {
         let value = UserAgent.value(
-            version: "0.1 (x)", system: "Linux\r\nX-Evil: 1", release: "6.8 (custom); \\build é" + String(repeating: "9", count: 100),
-            libcurl: "8.5.0\0")
+            version: "0.1 (x)", system: "Linux\r\nX-Evil: 1", release: "6.8 (custom); \\build é\0" + String(repeating: "9", count: 100))
         #expect(HTTPField.isValidValue(value), "\(value)")
-        #expect(value.hasPrefix("Curlew/0.1__x_ (Linux__X-Evil:_1; 6.8__custom____build__999"), "\(value)")
+        #expect(value.hasPrefix("Curlew/0.1__x_ (Linux__X-Evil:_1; 6.8__custom____build___999"), "\(value)")
         #expect(value.filter { $0 == "(" }.count == 1 && value.filter { $0 == ")" }.count == 1, "\(value)")
-        #expect(value.hasSuffix(") libcurl/8.5.0_"), "\(value)")
-        #expect(value.count < 220, "each part is cut at 64 characters")
+        #expect(value.hasSuffix("99)"), "\(value)")
+        #expect(value.count < 150, "each part is cut at 64 characters")
     }
 
     @Test func theDefaultUserAgentCarriesTheRunningKernelRelease() throws {
@@ -111,7 +110,7 @@ struct DefaultHeaderValueTests {
         let release = try String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let userAgent = SessionConfiguration.defaultUserAgent
-        #expect(userAgent.hasPrefix("Curlew/\(CurlewVersion.current) (Linux; \(release)) libcurl/"), "\(userAgent)")
+        #expect(userAgent == "Curlew/\(CurlewVersion.current) (Linux; \(release))", "\(userAgent)")
         #expect(SessionConfiguration().userAgent == userAgent)
         #expect(HTTPField.isValidValue(userAgent))
     }

@@ -100,9 +100,8 @@ public struct SessionConfiguration: Sendable {
     /// The defaults.
     public static var `default`: SessionConfiguration { SessionConfiguration() }
 
-    /// `Curlew/<version> (<system>; <kernel release>) libcurl/<version>`, from `uname` and the
-    /// running libcurl, such as `Curlew/0.1.0 (Linux; 6.8.0-45-generic) libcurl/8.5.0`. Made
-    /// once per process.
+    /// `Curlew/<version> (<system>; <kernel release>)`, from `uname`, such as
+    /// `Curlew/0.1.0 (Linux; 6.8.0-45-generic)`. Made once per process.
     public static var defaultUserAgent: String { UserAgent.process }
 
     /// The process's languages with q-values, as Alamofire sends them: at most six, such as
