@@ -44,6 +44,20 @@ CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *valu
 CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+void curlew_easy_transfer_info(CURL *handle, struct curlew_transfer_info *info) {
+    /* A value libcurl cannot give stays as the caller zeroed it. */
+    curl_easy_getinfo(handle, CURLINFO_NAMELOOKUP_TIME_T, &info->name_lookup);
+    curl_easy_getinfo(handle, CURLINFO_CONNECT_TIME_T, &info->connect);
+    curl_easy_getinfo(handle, CURLINFO_APPCONNECT_TIME_T, &info->app_connect);
+    curl_easy_getinfo(handle, CURLINFO_STARTTRANSFER_TIME_T, &info->start_transfer);
+    curl_easy_getinfo(handle, CURLINFO_TOTAL_TIME_T, &info->total);
+    curl_easy_getinfo(handle, CURLINFO_SIZE_UPLOAD_T, &info->size_upload);
+    curl_easy_getinfo(handle, CURLINFO_SIZE_DOWNLOAD_T, &info->size_download);
+    curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &info->http_version);
+    curl_easy_getinfo(handle, CURLINFO_PRIMARY_PORT, &info->primary_port);
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &info->num_connects);
+    curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &info->primary_ip);
+}
 CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -178,10 +178,15 @@ struct RequestBasicsTests {
         #expect(first.metrics.remotePort == server.port)
         #expect(first.metrics.bytesReceived == 1000)
         #expect(first.metrics.total > .zero)
+        #expect(first.metrics.dnsLookup <= first.metrics.connect)
         #expect(first.metrics.connect <= first.metrics.timeToFirstByte)
+        #expect(first.metrics.timeToFirstByte <= first.metrics.total)
+        #expect(first.metrics.bytesSent == 0)
         #expect(first.metrics.connectionReused == false)
         #expect(second.metrics.connectionReused == true)
         #expect(first.value == Data(TestServer.expectedBytes(count: 1000)))
+        let upload = try await own.request(server.url("/anything"), method: .put, body: .data(Data(count: 300))).response
+        #expect(upload.metrics.bytesSent == 300)
         await own.shutdown()
     }
 

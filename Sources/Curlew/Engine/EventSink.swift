@@ -40,8 +40,10 @@ final class EventSink: Sendable {
 
     /// Ends every stream, with an error or normally; later streams end at once.
     func finish(throwing error: (any Error)?) {
-        let targets = state.withLock { state in
+        let targets = state.withLock { state -> [Continuation] in
             state.finished = true
+            // Most requests have no stream: nothing to copy or to empty then.
+            guard !state.continuations.isEmpty else { return [] }
             defer { state.continuations.removeAll() }
             return Array(state.continuations.values)
         }

@@ -64,7 +64,7 @@ public struct Endpoint: Sendable {
     var invalidInput: CurlewError?
 
     /// An endpoint at `url`.
-    public init(_ url: String, method: HTTPRequest.Method? = nil, headers: HTTPFields = [:]) {
+    public init(_ url: String, method: HTTPRequest.Method? = nil, headers: HTTPFields = HTTPFields()) {
         self.url = url
         self.explicitMethod = method
         self.headerFields = headers
@@ -82,7 +82,7 @@ public struct Endpoint: Sendable {
     }
 
     /// An endpoint at `url`.
-    public init(_ url: URL, method: HTTPRequest.Method? = nil, headers: HTTPFields = [:]) {
+    public init(_ url: URL, method: HTTPRequest.Method? = nil, headers: HTTPFields = HTTPFields()) {
         self.init(url.absoluteString, method: method, headers: headers)
     }
 

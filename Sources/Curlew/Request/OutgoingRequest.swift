@@ -62,7 +62,7 @@ public struct OutgoingRequest: Sendable {
 
     /// Creates a request.
     public init(
-        url: URL, method: HTTPRequest.Method = .get, headerFields: HTTPFields = [:],
+        url: URL, method: HTTPRequest.Method = .get, headerFields: HTTPFields = HTTPFields(),
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) {
         storage = Storage(

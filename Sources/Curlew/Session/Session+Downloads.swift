@@ -19,7 +19,7 @@ import HTTPTypes
 extension Session {
     /// A download written straight to disk as it arrives, with progress events.
     public nonisolated func download(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = HTTPFields(),
         body: RequestBody? = nil, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
@@ -58,7 +58,7 @@ extension Session {
     /// A download whose `Encodable` parameters `encoder` writes into the query or the body.
     public nonisolated func download<P: Encodable & Sendable>(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: P,
-        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = HTTPFields(),
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
@@ -70,7 +70,7 @@ extension Session {
     /// A download with untyped parameters (`["q": "curl", "page": 2]`), written by `encoder`.
     public nonisolated func download(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: Parameters,
-        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = HTTPFields(),
         to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
@@ -82,7 +82,7 @@ extension Session {
     /// A download with several parameter sets at once; see ``RequestParameters``.
     public nonisolated func download(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameterSets: RequestParameters,
-        headers: HTTPFields = [:], to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
+        headers: HTTPFields = HTTPFields(), to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
         requestOptions: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
         encodedDownload(

@@ -12,7 +12,7 @@ extension Session {
     /// An encoding failure does not throw here: the request fails with it when consumed.
     public nonisolated func request<P: Encodable & Sendable>(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: P,
-        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = HTTPFields(),
         options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
@@ -23,7 +23,7 @@ extension Session {
     /// A request with untyped parameters (`["q": "curl", "page": 2]`), written by `encoder`.
     public nonisolated func request(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: Parameters,
-        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = [:],
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = HTTPFields(),
         options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
@@ -35,7 +35,7 @@ extension Session {
     /// and JSON in the body; see ``RequestParameters`` for the merge rules.
     public nonisolated func request(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameterSets: RequestParameters,
-        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+        headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
             try parameterSets.encode(into: &request)
@@ -46,7 +46,7 @@ extension Session {
     /// their files and streams, so a 2 GiB file is never held in memory.
     public nonisolated func upload(
         multipartFormData form: MultipartFormData, to url: some URLConvertible, method: HTTPRequest.Method = .post,
-        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+        headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         encoded(url: url, method: method, headers: .fields(headers), options: options) { request in
             try form.encode(into: &request)

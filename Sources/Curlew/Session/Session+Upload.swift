@@ -13,7 +13,7 @@ extension Session {
     /// Upload progress arrives in ``Request/events`` as ``TransferEvent/uploadProgress(_:)``.
     /// The body can be sent again on a retry or a 307/308 redirect.
     public nonisolated func upload(
-        _ data: Data, to url: some URLConvertible, method: HTTPRequest.Method = .post, headers: HTTPFields = [:],
+        _ data: Data, to url: some URLConvertible, method: HTTPRequest.Method = .post, headers: HTTPFields = HTTPFields(),
         options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         request(url, method: method, headers: headers, body: .data(data), options: options)
@@ -24,7 +24,7 @@ extension Session {
     /// ``CurlewError/Kind/invalidRequest`` when it is consumed.
     public nonisolated func upload(
         fileAt fileURL: URL, to url: some URLConvertible, method: HTTPRequest.Method = .post,
-        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+        headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         request(url, method: method, headers: headers, body: .file(fileURL), options: options)
     }
@@ -38,7 +38,7 @@ extension Session {
     /// attempt, with the `RequestBody` overload of `upload`.
     public nonisolated func upload<S: AsyncSequence & Sendable>(
         _ stream: S, length: Int64? = nil, to url: some URLConvertible, method: HTTPRequest.Method = .post,
-        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+        headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
     ) -> DataRequest where S.Element: Collection<UInt8> & Sendable {
         request(url, method: method, headers: headers, body: .stream(stream, length: length), options: options)
     }
@@ -48,7 +48,7 @@ extension Session {
     /// ``RequestBody/inputStream(_:length:)``.
     public nonisolated func upload(
         _ stream: InputStream, length: Int64? = nil, to url: some URLConvertible, method: HTTPRequest.Method = .post,
-        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+        headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         request(url, method: method, headers: headers, body: .inputStream(stream, length: length), options: options)
     }
@@ -57,7 +57,7 @@ extension Session {
     /// redirects can send again — with a POST (or `method`) request.
     public nonisolated func upload(
         _ body: RequestBody, to url: some URLConvertible, method: HTTPRequest.Method = .post,
-        headers: HTTPFields = [:], options: RequestOptions = RequestOptions()
+        headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         request(url, method: method, headers: headers, body: body, options: options)
     }

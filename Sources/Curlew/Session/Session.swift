@@ -108,7 +108,7 @@ public actor Session {
     /// carry CR or LF: swift-http-types replaces them with spaces when the field is made. To
     /// have such input rejected instead, pass headers as `[String: String]`.
     public nonisolated func request(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = HTTPFields(),
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) -> DataRequest {
         DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: .fields(headers), body: body, options: options))

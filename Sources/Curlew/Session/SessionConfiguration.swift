@@ -35,7 +35,7 @@ public struct SessionConfiguration: Sendable {
     public var proxy: ProxyConfiguration = .environment
     /// Headers added to every request that does not set them itself. A field here wins over
     /// ``userAgent`` and ``acceptLanguage``.
-    public var defaultHeaders: HTTPFields = [:]
+    public var defaultHeaders: HTTPFields = HTTPFields()
     /// The `User-Agent` sent unless a request or ``defaultHeaders`` sets its own; nil sends
     /// none. The default, ``defaultUserAgent``, names Curlew, the system and libcurl.
     public var userAgent: String? = SessionConfiguration.defaultUserAgent
