@@ -28,7 +28,7 @@ CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *valu
 CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 
-/// What `TransferMetrics` reads of a finished hop, in one call rather than twelve through
+/// What `TransferMetrics` reads of a finished hop, in one call rather than eleven through
 /// Swift: times in microseconds, sizes in bytes; `primary_ip` points into the handle (valid
 /// until its next transfer) and is NULL or empty when unknown.
 struct curlew_transfer_info {
