@@ -12,6 +12,9 @@
 struct LowercaseFieldName: Sendable {
     /// The name's length in bytes; ``matches(_:)`` reads exactly that many.
     let count: Int
+    /// Where the second and third words start: `min(8, count - 8)` and `count - 8`.
+    private let secondOffset: Int
+    private let thirdOffset: Int
     private let words: (UInt64, UInt64, UInt64)
     private let masks: (UInt64, UInt64, UInt64)
 
@@ -24,20 +27,20 @@ struct LowercaseFieldName: Sendable {
             "a lowercase ASCII name of 8 to 24 bytes")
         count = bytes.count
         let letterBits = bytes.map { $0 >= 0x61 && $0 <= 0x7A ? UInt8(0x20) : 0 }
-        let (second, third) = (min(8, bytes.count - 8), bytes.count - 8)
+        secondOffset = min(8, bytes.count - 8)
+        thirdOffset = bytes.count - 8
         func word(_ source: [UInt8], at offset: Int) -> UInt64 {
             source.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
         }
-        words = (word(bytes, at: 0), word(bytes, at: second), word(bytes, at: third))
-        masks = (word(letterBits, at: 0), word(letterBits, at: second), word(letterBits, at: third))
+        words = (word(bytes, at: 0), word(bytes, at: secondOffset), word(bytes, at: thirdOffset))
+        masks = (word(letterBits, at: 0), word(letterBits, at: secondOffset), word(letterBits, at: thirdOffset))
     }
 
     /// Whether the ``count`` bytes at `base` are this name in any ASCII case.
     @inline(__always)
     func matches(_ base: UnsafeRawPointer) -> Bool {
-        let (second, third) = (min(8, count - 8), count - 8)
-        return base.loadUnaligned(as: UInt64.self) | masks.0 == words.0
-            && base.loadUnaligned(fromByteOffset: second, as: UInt64.self) | masks.1 == words.1
-            && base.loadUnaligned(fromByteOffset: third, as: UInt64.self) | masks.2 == words.2
+        base.loadUnaligned(as: UInt64.self) | masks.0 == words.0
+            && base.loadUnaligned(fromByteOffset: secondOffset, as: UInt64.self) | masks.1 == words.1
+            && base.loadUnaligned(fromByteOffset: thirdOffset, as: UInt64.self) | masks.2 == words.2
     }
 }

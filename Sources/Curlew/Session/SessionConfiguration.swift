@@ -37,7 +37,8 @@ public struct SessionConfiguration: Sendable {
     /// ``userAgent`` and ``acceptLanguage``.
     public var defaultHeaders: HTTPFields = HTTPFields()
     /// The `User-Agent` sent unless a request or ``defaultHeaders`` sets its own; nil sends
-    /// none. The default, ``defaultUserAgent``, names Curlew, its version, the system and its kernel release.
+    /// none. The default, ``defaultUserAgent``, names Curlew, its version, the system and its
+    /// kernel release.
     public var userAgent: String? = SessionConfiguration.defaultUserAgent
     /// The `Accept-Language` sent unless a request or ``defaultHeaders`` sets its own; nil
     /// sends none. The default, ``defaultAcceptLanguage``, lists the process's languages.
