@@ -15,6 +15,15 @@ struct ErrorTests {
         #expect(noHost?.kind == .invalidURL)
     }
 
+    /// A URL that Curlew's own checks pass but libcurl's parser refuses fails before anything
+    /// is sent, naming libcurl's reason.
+    @Test func aURLLibcurlRefusesFailsClearly() async throws {
+        let error = await failure(session.request("http://a+b.invalid/x"))
+        #expect(error?.kind == .invalidURL)
+        #expect(error?.message == "libcurl rejected the URL: Bad hostname", "\(String(describing: error))")
+        #expect(error?.url?.absoluteString == "http://a+b.invalid/x")
+    }
+
     @Test(arguments: ["ftp://127.0.0.1/file", "file:///etc/passwd", "gopher://127.0.0.1/"])
     func onlyHTTPAndHTTPSSchemes(_ url: String) async throws {
         let error = await failure(session.request(url))

@@ -56,11 +56,20 @@ struct HandleReuseTests {
         await session.shutdown()
     }
 
+    /// The handle keeps its parsed URL (`CURLOPT_CURLU`) and parses again only when the URL
+    /// changes: a request whose URL libcurl's parser refused leaves the next request, to the
+    /// URL parsed before it, going there.
     @Test func eachRequestGoesToItsOwnURLAndBackAgain() async throws {
         let server = try await Fixtures.server()
         let session = oneHandleSession()
-        let paths = ["/anything/a", "/anything/b", "/anything/b", "/anything/a?x=1", "/anything/a"]
+        let paths = ["/anything/a", "/anything/b", "/anything/b", nil, "/anything/b", "/anything/a?x=1", "/anything/a"]
         for path in paths {
+            guard let path else {
+                // Valid to Curlew's own checks, refused by libcurl's host rules ("+" in a name).
+                let refused = await failure(session.request("http://a+b.invalid\(server.url("/anything/b").path)"))
+                #expect(refused?.kind == .invalidURL)
+                continue
+            }
             let echo = try Fixtures.echo(try await session.request(server.url(path)).data())
             #expect(echo.rawTarget == path)
         }

@@ -151,9 +151,12 @@ final class EasyHandlePool {
         let handle = options.handle
         switch proxy.mode {
         case .none:
-            // An empty proxy string makes libcurl ignore the environment's variables.
+            // An empty proxy string makes libcurl ignore the environment's proxy variables, and
+            // an empty bypass list its `no_proxy`: without one, libcurl 7.88 looks `no_proxy` and
+            // `NO_PROXY` up in the environment on every request (about 550 instructions) before
+            // it finds there is no proxy to bypass.
             try options.set(CURLOPT_PROXY, "")
-            try options.check(curlew_easy_setopt_string(handle, CURLOPT_NOPROXY, nil), CURLOPT_NOPROXY)
+            try options.set(CURLOPT_NOPROXY, "")
             try setProxyCredentials(nil, nil, options)
         case .environment:
             try options.check(curlew_easy_setopt_string(handle, CURLOPT_PROXY, nil), CURLOPT_PROXY)

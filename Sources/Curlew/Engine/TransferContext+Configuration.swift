@@ -25,12 +25,15 @@ extension TransferContext {
         // One access to the handle's record, written back however the hop's options end.
         var record = easy.options
         defer { easy.options = record }
-        // libcurl keeps its copy of the URL set, and starts each transfer from it (also when
-        // the last one rewrote its working URL), so the same URL need not be copied again.
+        // libcurl keeps its copy of the URL set and the parsed URL, and starts each transfer
+        // from them (also when the last one rewrote its working URL), so the same URL need
+        // not be copied or parsed again. Set first: it refuses a NUL byte, which would cut
+        // the text short for the parser.
         let curlURL = unixSocket?.curlURL ?? urlText
         if easy.url != curlURL {
             easy.url = nil
             try options.set(CURLOPT_URL, curlURL)
+            try easy.parse(curlURL, options)
             easy.url = curlURL
         }
         try options.set(CURLOPT_NOPROGRESS, reportsProgress ? 0 : 1, recorded: &record.noProgress)
