@@ -151,26 +151,37 @@ final class CurlLoop: Sendable {
         var pending: [Command] = []
         var wakeup = curl_waitfd(fd: wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0)
         while true {
-            let shuttingDown = queue.withLock { queue -> Bool in
-                swap(&pending, &queue.commands)
-                queue.gate.loopAwoke()
-                return queue.isShutDown
-            }
             // One reading of the clock per turn, which the commands, the callbacks of
             // `curl_multi_perform` and the idle check below use (a stamp is early by at most the
             // turn's own duration), and one more after each job: a job is a task's own code,
             // which may take a while.
             state.clock.tick()
-            for command in pending {
-                if case .run(let job) = command {
-                    job.runSynchronously(on: asUnownedTaskExecutor())
-                    state.clock.tick()
-                } else {
-                    state.handle(command: command)
+            var shuttingDown = false
+            // The queue is taken once, and once more when a job ran: a task on
+            // `Session.taskExecutor` usually queues its next transfer as it runs, and taking that
+            // now lets this turn's `curl_multi_perform` send it, instead of a turn with nothing to
+            // do first. Never more than twice, so jobs that keep queuing jobs cannot hold off
+            // libcurl.
+            for pass in 0..<2 {
+                shuttingDown = queue.withLock { queue -> Bool in
+                    swap(&pending, &queue.commands)
+                    queue.gate.loopAwoke()
+                    return queue.isShutDown
                 }
+                var ranJob = false
+                for command in pending {
+                    if case .run(let job) = command {
+                        job.runSynchronously(on: asUnownedTaskExecutor())
+                        state.clock.tick()
+                        ranJob = true
+                    } else {
+                        state.handle(command: command)
+                    }
+                }
+                // Most turns (a poll that found only socket activity) take no command.
+                if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
+                if shuttingDown || !ranJob || pass == 1 { break }
             }
-            // Most turns (a poll that found only socket activity) take no command.
-            if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
             if shuttingDown { break }
             curl_multi_perform(state.multi, &running)
             state.processCompletions()
