@@ -29,7 +29,7 @@ final class EasyHandle {
     /// transfer from them, so the same URL is neither set nor parsed again. Kept apart from
     /// ``options``, which stays trivial to copy.
     var url: String?
-    /// `CURLOPT_CURLU`: the hop's URL as libcurl's URL API parsed it (see ``parse(_:)``).
+    /// `CURLOPT_CURLU`: the hop's URL as libcurl's URL API parsed it (see ``parse(_:_:)``).
     ///
     /// Given only a `CURLOPT_URL`, libcurl 7.88 parses the text at the start of every transfer
     /// and then prints the parsed URL back into a new string through its own printf, a byte at
@@ -117,7 +117,8 @@ final class EasyHandle {
         }
     }
 
-    /// Frees the libcurl handle, its parsed URL and the error buffer. The handle must be out of the multi handle.
+    /// Frees the libcurl handle, its parsed URL and the error buffer. The handle must be out of
+    /// the multi handle.
     func close() {
         curl_easy_cleanup(pointer)
         curl_url_cleanup(parsedURL)
