@@ -162,7 +162,7 @@ final class CurlLoop: Sendable {
             // now lets this turn's `curl_multi_perform` send it, instead of a turn with nothing to
             // do first. Never more than twice, so jobs that keep queuing jobs cannot hold off
             // libcurl.
-            for pass in 0..<2 {
+            for _ in 0..<2 {
                 shuttingDown = queue.withLock { queue -> Bool in
                     swap(&pending, &queue.commands)
                     queue.gate.loopAwoke()
@@ -180,7 +180,7 @@ final class CurlLoop: Sendable {
                 }
                 // Most turns (a poll that found only socket activity) take no command.
                 if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
-                if shuttingDown || !ranJob || pass == 1 { break }
+                if shuttingDown || !ranJob { break }
             }
             if shuttingDown { break }
             curl_multi_perform(state.multi, &running)
