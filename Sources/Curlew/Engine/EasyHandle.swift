@@ -107,7 +107,8 @@ final class EasyHandle {
 
     /// Parses `url` into ``parsedURL`` with the flags libcurl 7.88 gives its own parse of a
     /// `CURLOPT_URL` (so that what it accepts, and the parts it finds, stay the same). Only
-    /// between transfers: libcurl reads the parsed handle while one runs.
+    /// between transfers: libcurl reads the parsed handle while one runs. A refusal names the
+    /// request of `options`, whose URL is made only then, as for a refused option.
     func parse(_ url: String, _ options: EasyOptions) throws(CurlewError) {
         let flags = UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)
         let code = url.withCString { curl_url_set(parsedURL, CURLUPART_URL, $0, flags) }
