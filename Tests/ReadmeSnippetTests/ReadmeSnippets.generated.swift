@@ -465,8 +465,16 @@ enum ReadmeBlock30 {
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 31
+// ### Print a request: `print`, `debugPrint` and curl, block 31
 enum ReadmeBlock31 {
+    static func run() async throws {
+        let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
+        _ = (command)
+    }
+}
+
+// ## Interceptors, retries, OAuth2, cookies and logging, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -484,8 +492,8 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Turning failures into your own errors, block 32
-enum ReadmeBlock32 {
+// ### Turning failures into your own errors, block 33
+enum ReadmeBlock33 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -511,8 +519,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 33
-enum ReadmeBlock33 {
+// ### Retrying with `RetryPolicy`, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -526,8 +534,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Network reachability, block 34
-enum ReadmeBlock34 {
+// ### Network reachability, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -543,8 +551,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Network reachability, block 35
-enum ReadmeBlock35 {
+// ### Network reachability, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -556,8 +564,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### OAuth2, block 36
-enum ReadmeBlock36 {
+// ### OAuth2, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -575,8 +583,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### OAuth2, block 37
-enum ReadmeBlock37 {
+// ### OAuth2, block 38
+enum ReadmeBlock38 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -593,8 +601,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### HTTP cache, block 38
-enum ReadmeBlock38 {
+// ### HTTP cache, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -608,8 +616,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Cookies, block 39
-enum ReadmeBlock39 {
+// ### Cookies, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -621,8 +629,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Cookies, block 40
-enum ReadmeBlock40 {
+// ### Cookies, block 41
+enum ReadmeBlock41 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -642,8 +650,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Observing and logging, block 41
-enum ReadmeBlock41 {
+// ### Observing and logging, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -653,8 +661,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### Tracing and metrics, block 42
-enum ReadmeBlock42 {
+// ### Tracing and metrics, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -674,8 +682,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ## OpenAPI clients, block 43
-enum ReadmeBlock43 {
+// ## OpenAPI clients, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "Curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -686,4 +694,4 @@ enum ReadmeBlock43 {
     }
 }
 
-// ## OpenAPI clients, block 44: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 45: calls a generated OpenAPI client, not compiled here.

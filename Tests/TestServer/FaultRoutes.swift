@@ -16,6 +16,9 @@ import NIOCore
 /// - `bad-chunk-size`: a chunked body whose first chunk size is not hexadecimal.
 /// - `slow-head?interval=ms&lines=N`: the status line, then N header lines one every
 ///   `interval`, then the end of the head and a 2-byte body.
+/// - `trickle-head?interval=ms&headers=N`: the status line (with `headers=N`, it and N header
+///   lines whole first, then one more header line) one byte every `interval`, then the rest of
+///   the head and a 2-byte body: bytes keep moving, but no line completes for a long while.
 enum FaultRoutes {
     static func respond(
         _ request: ReceivedRequest, segments: [String], allocator: ByteBufferAllocator
@@ -76,6 +79,8 @@ enum FaultRoutes {
             ])
         case "slow-head":
             return slowHead(request, allocator: allocator)
+        case "trickle-head":
+            return trickleHead(request, allocator: allocator)
         default:
             return Reply.json(
                 request, status: 404, ["error": "no fault called \(segments[1])"], allocator: allocator)
@@ -135,6 +140,25 @@ enum FaultRoutes {
         var steps: [ResponseStep] = [.head(allocator.buffer(string: "HTTP/1.1 200 OK\r\n"))]
         for index in 0..<max(0, lines) {
             steps += [.wait(.milliseconds(interval)), .head(allocator.buffer(string: "X-Drip-\(index): \(index)\r\n"))]
+        }
+        steps += [.head(allocator.buffer(string: "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")), .end]
+        return ResponseScript(steps)
+    }
+
+    /// The head of `trickle-head`: the whole lines, then a line one byte at a time.
+    private static func trickleHead(_ request: ReceivedRequest, allocator: ByteBufferAllocator) -> ResponseScript {
+        let interval = Int64(request.queryInt("interval", default: 100))
+        let headers = request.queryInt("headers", default: 0)
+        let status = "HTTP/1.1 200 OK\r\n"
+        var whole = ""
+        var trickled = status
+        if headers > 0 {
+            whole = status + (0..<headers).map { "X-Whole-\($0): \($0)\r\n" }.joined()
+            trickled = "X-Trickled: slowly\r\n"
+        }
+        var steps: [ResponseStep] = whole.isEmpty ? [] : [.head(allocator.buffer(string: whole))]
+        for byte in trickled.utf8 {
+            steps += [.wait(.milliseconds(interval)), .head(allocator.buffer(bytes: [byte]))]
         }
         steps += [.head(allocator.buffer(string: "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")), .end]
         return ResponseScript(steps)

@@ -151,7 +151,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
         for transfer in idle {
             let limit = transfer.context.settings.timeouts.idle ?? .zero
             abort(transfer, with: CurlewError(
-                .idleTimeout, "no bytes moved for \(limit)", url: transfer.context.request.url))
+                .idleTimeout, transfer.context.idleTimeoutMessage(limit: limit), url: transfer.context.request.url))
         }
     }
 

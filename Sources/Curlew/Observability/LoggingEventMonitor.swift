@@ -36,7 +36,7 @@ public struct LoggingEventMonitor: EventMonitor {
     /// The header fields whose values are redacted by default.
     public static let defaultRedactedHeaders: Set<HTTPField.Name> = Redaction.credentialHeaders
     /// The body fields (form or JSON) whose values are redacted by default.
-    public static let defaultRedactedBodyFields: Set<String> = Redaction.secretBodyFields
+    public static let defaultRedactedBodyFields: Set<String> = Redaction.secretFieldNames
 
     /// Where the lines go.
     public var logger: Logger

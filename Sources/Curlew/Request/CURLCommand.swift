@@ -3,12 +3,15 @@ import HTTPTypes
 
 /// Renders a request as a `curl` command line for a POSIX shell.
 ///
-/// Secrets are not repeated: a password in the URL, the password of HTTP authentication
-/// (`-u 'user:***'`) and the credentials of `Authorization`, `Proxy-Authorization` and
-/// `Cookie` are replaced by `***` (see ``Redaction``).
+/// Secrets are not repeated unless asked for: a password in the URL and the values of secret
+/// query parameters, the passwords of HTTP authentication (`-u 'user:***'`), of the proxy and
+/// of a client certificate's key, the credentials of `Authorization`, `Proxy-Authorization`
+/// and `Cookie`, and the secret fields of JSON and form bodies are replaced by `***` (see
+/// ``Redaction``).
 enum CURLCommand {
-    /// The proxy as curl's options: `-x` and `-U` with the password shown as `***`.
-    private static func proxyArguments(_ proxy: ProxyConfiguration) -> [String] {
+    /// The proxy as curl's options: `-x` and `-U` with the password shown as `***` unless
+    /// `revealing`.
+    private static func proxyArguments(_ proxy: ProxyConfiguration, revealing: Bool) -> [String] {
         switch proxy.mode {
         case .none:
             return ["--noproxy", quote("*")]
@@ -16,15 +19,19 @@ enum CURLCommand {
             return ["--noproxy", quote(ProxyConfiguration.environmentBypassList())]
         case .explicit(_, _, _, let username, let password, let bypassing):
             var arguments = ["-x", quote(proxy.displayURL ?? "")]
-            if let username { arguments += ["-U", quote(username + (password == nil ? "" : ":" + Redaction.placeholder))] }
+            if let username {
+                let shown = password.map { revealing ? $0 : Redaction.placeholder }
+                arguments += ["-U", quote(username + (shown.map { ":" + $0 } ?? ""))]
+            }
             if !bypassing.isEmpty { arguments += ["--noproxy", quote(bypassing.joined(separator: ","))] }
             return arguments
         }
     }
 
     /// curl's flags for what a trust policy does that curl can do too; pins by certificate,
-    /// fingerprints and custom evaluations have no curl flag and only drop `--insecure` in.
-    static func trustArguments(_ policy: TrustPolicy) -> [String] {
+    /// fingerprints and custom evaluations have no curl flag and only drop `--insecure` in. A
+    /// key's passphrase shows as `***` unless `revealing`.
+    static func trustArguments(_ policy: TrustPolicy, revealing: Bool) -> [String] {
         var parts: [String] = []
         func caArguments(_ sources: [CertificateSource]) {
             for source in sources {
@@ -53,15 +60,19 @@ enum CURLCommand {
             if case .file(let path)? = certificate.key {
                 parts += ["--key", quote(path), "--key-type", certificate.keyFormat.rawValue]
             }
-            if certificate.passphrase != nil { parts += ["--pass", quote("***")] }
+            if let passphrase = certificate.passphrase {
+                parts += ["--pass", quote(revealing ? passphrase : Redaction.placeholder)]
+            }
         }
         return parts
     }
 
     /// The command for `build` under `configuration`; `sessionProxy` is the proxy the session
-    /// uses (its configuration's, with the environment read when it was made).
+    /// uses (its configuration's, with the environment read when it was made). `revealing`
+    /// shows the secrets as they are sent.
     static func describe(
-        _ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration, sessionProxy: ProxyConfiguration
+        _ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration, sessionProxy: ProxyConfiguration,
+        revealingSecrets revealing: Bool = false
     ) -> String {
         guard case .success(let request) = build else {
             if case .failure(let error) = build { return "# invalid request: \(error)" }  // Redacted by CurlewError.
@@ -81,21 +92,22 @@ enum CURLCommand {
         default: parts += ["-X", quote(request.method.rawValue)]
         }
         if configuration.automaticDecompression { parts.append("--compressed") }
-        parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy)
+        parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy, revealing: revealing)
         // curl uses no proxy for a Unix socket.
-        if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy) }
+        if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy, revealing: revealing) }
         if let credential = request.options.credential ?? configuration.credentials.credential(for: request.url) {
-            // The password is never repeated: `-u 'user:***'`.
-            parts += ["-u", quote(credential.username + ":" + Redaction.placeholder), credential.method.curlFlag]
+            // The password is not repeated unless asked for: `-u 'user:***'`.
+            let password = revealing ? credential.password : Redaction.placeholder
+            parts += ["-u", quote(credential.username + ":" + password), credential.method.curlFlag]
         }
         let fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
             defaults: configuration.defaultHeaders)
         var shown = HTTPFields()
         for field in fields {
-            // Credentials are not repeated: the scheme stays, its token becomes `***`.
+            // Credentials are not repeated unless asked for: the scheme stays, its token becomes `***`.
             shown.append(
-                Redaction.credentialHeaders.contains(field.name)
+                !revealing && Redaction.credentialHeaders.contains(field.name)
                     ? HTTPField(name: field.name, value: Redaction.headerValue(field)) : field)
         }
         // The lines as libcurl gets them: all cookies in one `Cookie` line.
@@ -106,7 +118,9 @@ enum CURLCommand {
         if request.body == nil, request.method == .post { parts += ["--data-binary", quote("")] }
         if let body = request.body {
             switch body.storage {
-            case .data(let data):
+            case .data(let sent):
+                let data = revealing ? sent : Redaction.body(
+                    sent, contentType: fields[.contentType], secrets: Redaction.secretFieldNames, placeholder: Redaction.placeholder)
                 if let text = String(data: data, encoding: .utf8), !text.contains("\0") {
                     parts += ["--data-binary", quote(text)]
                 } else {
@@ -116,11 +130,8 @@ enum CURLCommand {
             case .stream: parts += ["--data-binary", quote("@-"), "# streamed body not shown"]
             }
         }
-        if let socket, let curlURL = URL(string: socket.curlURL) {
-            parts.append(quote(Redaction.string(curlURL)))
-        } else {
-            parts.append(quote(Redaction.string(request.url)))
-        }
+        let url = socket.flatMap { URL(string: $0.curlURL) } ?? request.url
+        parts.append(quote(revealing ? url.absoluteString : Redaction.string(url)))
         return parts.joined(separator: " ")
     }
 

@@ -183,16 +183,6 @@ public struct OutgoingRequest: Sendable {
     }
 }
 
-extension OutgoingRequest: CustomReflectable {
-    /// The fields, as a struct that stored them would show them (`print`, `dump`, debuggers).
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: ["url": url, "method": method, "headerFields": headerFields, "body": body as Any, "options": options],
-            displayStyle: .struct)
-    }
-}
-
 extension HTTPField {
     /// A field built from untrusted strings: CR, LF, NUL and invalid names are errors here,
     /// where `HTTPField(name:value:)` would silently replace them.

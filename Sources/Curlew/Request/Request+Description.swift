@@ -4,7 +4,7 @@ import HTTPTypes
 /// `print(request)` and `debugPrint(request)`, as Alamofire users know them.
 ///
 /// Both read the request's state at the moment they are called and never start it. Secrets
-/// are redacted as everywhere Curlew prints (see ``Request/cURLDescription()``).
+/// are redacted as everywhere Curlew prints (see ``Request/cURLDescription(revealingSecrets:)``).
 extension Request: CustomStringConvertible, CustomDebugStringConvertible {
     /// The method and URL, with the status once there is one: `GET https://host/path`, then
     /// `GET https://host/path (200)` when it finished (a streamed body: once its head arrived).
@@ -39,18 +39,9 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
         }
     }
 
-    /// A `curl` command that repeats the request: as the adapters made it once it has run
-    /// (the last attempt's, before redirects), as it was built before that. Passwords and
-    /// credential headers show as `***`, as in ``cURLDescription()``.
+    /// ``cURLDescription(revealingSecrets:)``: a `curl` command that repeats the request (as
+    /// the adapters made it once it has run), secrets redacted.
     public var debugDescription: String {
-        let (result, adapted, _) = core.printState()
-        let request: Result<OutgoingRequest, CurlewError>
-        switch (result, adapted) {
-        case (.success(let completed)?, _): request = .success(completed.request)
-        case (_, let adapted?): request = .success(adapted)
-        case (_, nil): request = core.effectiveBuild
-        }
-        return CURLCommand.describe(
-            request, configuration: core.session.configuration, sessionProxy: core.session.transferSettings.proxy)
+        cURLDescription()
     }
 }

@@ -256,10 +256,26 @@ public class Request: @unchecked Sendable {
         core.resume()
     }
 
-    /// A `curl` command that repeats this request (before adapters), quoted for a POSIX shell,
-    /// with the password of the URL and credential headers replaced by `***`.
-    public func cURLDescription() -> String {
-        CURLCommand.describe(
-            core.effectiveBuild, configuration: core.session.configuration, sessionProxy: core.session.transferSettings.proxy)
+    /// A `curl` command that repeats this request, quoted for a POSIX shell: as the adapters
+    /// made it once it has run (the last attempt's, before redirects), as it was built before
+    /// that. It is also what `debugPrint(request)` prints.
+    ///
+    /// Secrets are redacted as everywhere Curlew prints: the password of the URL and the values
+    /// of secret query parameters, the passwords of HTTP authentication, the proxy and a client
+    /// key (`-u 'ann:***'`), `Authorization`, `Proxy-Authorization` and `Cookie` values, and
+    /// the secret fields of JSON and form bodies (such as `password` and `access_token`) show
+    /// as `***`. To get a command you can paste and run as it is, ask for the secrets
+    /// explicitly with `revealingSecrets: true`, and keep that text out of logs.
+    public func cURLDescription(revealingSecrets: Bool = false) -> String {
+        let (result, adapted, _) = core.printState()
+        let request: Result<OutgoingRequest, CurlewError>
+        switch (result, adapted) {
+        case (.success(let completed)?, _): request = .success(completed.request)
+        case (_, let adapted?): request = .success(adapted)
+        case (_, nil): request = core.effectiveBuild
+        }
+        return CURLCommand.describe(
+            request, configuration: core.session.configuration, sessionProxy: core.session.transferSettings.proxy,
+            revealingSecrets: revealingSecrets)
     }
 }

@@ -17,7 +17,7 @@ import Foundation
 /// ```
 ///
 /// Proxy credentials never appear in errors, logs or `cURLDescription()`.
-public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
+public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The protocol spoken to an explicit proxy.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// An HTTP proxy: absolute-form requests for http URLs, `CONNECT` tunnels for https.
@@ -129,5 +129,19 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         case .environment: return "the environment's proxy"
         case .explicit: return displayURL ?? "a proxy"
         }
+    }
+
+    /// The proxy as ``description`` names it, with its user name; the password shows as `***`,
+    /// so that `dump` and the debugger do not show it.
+    public var customMirror: Mirror {
+        guard case .explicit(_, _, _, let username, let password, let bypassing) = mode else {
+            return Mirror(self, children: ["proxy": description])
+        }
+        return Mirror(
+            self,
+            children: [
+                "proxy": description, "username": username as Any,
+                "password": password.map { _ in Redaction.placeholder } as Any, "bypassing": bypassing,
+            ])
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// libcurl reads them when a connection is made; a wrong passphrase or a key that does not
 /// belong to the certificate fails that connection with ``CurlewError/Kind/tlsFailure``.
-public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
+public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     enum Format: String, Sendable, Hashable {
         case pem = "PEM", der = "DER", pkcs12 = "P12"
     }
@@ -58,6 +58,12 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
         if let key { text += " with key \(name(key))" }
         if passphrase != nil { text += " (passphrase set)" }
         return text
+    }
+
+    /// The ``description``, so that `dump` and the debugger show neither the passphrase nor
+    /// the key.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["certificate": description])
     }
 
     /// Checks what can be checked before a connection: files readable, data not empty.
