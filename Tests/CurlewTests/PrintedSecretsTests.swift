@@ -158,3 +158,20 @@ struct PrintedSecretsTests {
         }
     }
 }
+
+extension PrintedSecretsTests {
+    @Test func fieldsNamedLikeSecretsArePrintedAsStarsButChallengesAndOtherFieldsStay() throws {
+        let request = OutgoingRequest(
+            url: try #require(URL(string: "https://api.example.com/")),
+            headerFields: [
+                HTTPField.Name("X-Api-Key")!: Self.secret, HTTPField.Name("X-Auth-Token")!: Self.secret,
+                HTTPField.Name("X-Amz-Security-Token")!: Self.secret, HTTPField.Name("X-Session-Id")!: Self.secret,
+                .wwwAuthenticate: "Basic realm=\"visible\"", .accept: "application/json",
+            ])
+        let printed = request.debugDescription
+        expectNoSecret(printed)
+        #expect(printed.contains("X-Api-Key: ***"), "\(printed)")
+        #expect(printed.contains("WWW-Authenticate: Basic realm=\"visible\""), "\(printed)")
+        #expect(printed.contains("Accept: application/json"))
+    }
+}

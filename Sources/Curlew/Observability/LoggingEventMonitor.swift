@@ -46,7 +46,9 @@ public struct LoggingEventMonitor: EventMonitor {
     public var level: Logger.Level
     /// The level of failures and retries.
     public var failureLevel: Logger.Level
-    /// Header fields whose values are replaced by `<redacted>`.
+    /// Header fields whose values are replaced by `<redacted>`; unless the set is empty, so are
+    /// those of fields named like secrets (a name containing `auth`, `token`, `secret`,
+    /// `api-key`, `session`, `signature`, …), as everywhere Curlew prints a request.
     public var redactedHeaders: Set<HTTPField.Name>
     /// Form and JSON body fields whose values are replaced by `<redacted>`.
     public var redactedBodyFields: Set<String>
@@ -163,7 +165,10 @@ public struct LoggingEventMonitor: EventMonitor {
     /// One indented line per field, secrets redacted.
     func lines(_ fields: HTTPFields) -> String {
         fields.map { field in
-            let value = redactedHeaders.contains(field.name) ? "<redacted>" : field.value
+            // A set emptied by the caller turns header redaction off; otherwise fields named
+            // like secrets (`X-Api-Key`, `X-Auth-Token`, …) are redacted beside the set's.
+            let secret = redactedHeaders.contains(field.name) || (!redactedHeaders.isEmpty && Redaction.isSecretHeader(field.name))
+            let value = secret ? "<redacted>" : field.value
             return "\n  \(field.name.rawName): \(value)"
         }.joined()
     }

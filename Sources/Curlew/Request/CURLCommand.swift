@@ -107,7 +107,7 @@ enum CURLCommand {
         for field in fields {
             // Credentials are not repeated unless asked for: the scheme stays, its token becomes `***`.
             shown.append(
-                !revealing && Redaction.credentialHeaders.contains(field.name)
+                !revealing && Redaction.isSecretHeader(field.name)
                     ? HTTPField(name: field.name, value: Redaction.headerValue(field)) : field)
         }
         // The lines as libcurl gets them: all cookies in one `Cookie` line.

@@ -64,22 +64,37 @@ enum Redaction {
     /// The header fields whose values are credentials.
     static let credentialHeaders: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
 
-    /// A header value with its credentials replaced: `Authorization: Bearer abc` becomes
+    /// Parts of a field name that mark its value as a secret, such as `X-Api-Key`,
+    /// `X-Auth-Token`, `X-Amz-Security-Token` or `X-Client-Secret` (names compared in lower case).
+    static let secretHeaderNameParts = ["auth", "token", "secret", "password", "passwd", "api-key", "apikey", "session", "signature", "credential", "cookie"]
+
+    /// Whether a field's value is a secret: a credential field, or a name with a part of
+    /// ``secretHeaderNameParts``.
+    static func isSecretHeader(_ name: HTTPField.Name) -> Bool {
+        if credentialHeaders.contains(name) { return true }
+        // A challenge carries no secret, and it is what a reader of a failed login needs.
+        if name == .wwwAuthenticate || name == .proxyAuthenticate { return false }
+        let canonical = name.canonicalName
+        return secretHeaderNameParts.contains { canonical.contains($0) }
+    }
+
+    /// A header value with its secret replaced: `Authorization: Bearer abc` becomes
     /// `Bearer ***` (the scheme stays), a `Cookie` becomes `***`, a `Set-Cookie` keeps the
-    /// cookie's name and attributes (`sid=***; Path=/`); other fields are unchanged.
+    /// cookie's name and attributes (`sid=***; Path=/`), another secret field (see
+    /// ``isSecretHeader(_:)``) becomes `***`; other fields are unchanged.
     static func headerValue(_ field: HTTPField) -> String {
-        guard credentialHeaders.contains(field.name), !field.value.isEmpty else { return field.value }
+        guard !field.value.isEmpty, isSecretHeader(field.name) else { return field.value }
         let value = field.value
         switch field.name {
-        case .cookie:
-            return placeholder
         case .setCookie:
             let end = value.firstIndex(of: ";") ?? value.endIndex
             guard let equals = value[..<end].firstIndex(of: "=") else { return placeholder }
             return String(value[..<equals]) + "=" + placeholder + String(value[end...])
-        default:
+        case .authorization, .proxyAuthorization:
             guard let space = value.firstIndex(of: " ") else { return placeholder }
             return String(value[..<space]) + " " + placeholder
+        default:
+            return placeholder
         }
     }
 
