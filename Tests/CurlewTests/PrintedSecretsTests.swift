@@ -175,3 +175,18 @@ extension PrintedSecretsTests {
         #expect(printed.contains("Accept: application/json"))
     }
 }
+
+extension PrintedSecretsTests {
+    @Test func settingsThatHoldSecretsDumpWithoutThem() {
+        let proxy = ProxyConfiguration.explicit(.socks5, host: "127.0.0.1", port: 1080, username: "p", password: Self.secret)
+        let certificate = ClientCertificate.pem(certificateFile: "/c.pem", keyFile: "/k.pem", passphrase: Self.secret)
+        let credential = HTTPCredential(username: "ann", password: Self.secret)
+        for value in [proxy, certificate, credential] as [Any] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            expectNoSecret(dumped)
+            expectNoSecret(String(reflecting: value))
+            expectNoSecret("\(value)")
+        }
+    }
+}
