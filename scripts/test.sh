@@ -12,6 +12,8 @@ if grep -rnE '(^|[^A-Za-z])(Process\(\)|Process\.run\(|Pipe\(\))' Tests --includ
     echo "error: use ChildProcess / SpawnedProcess (Tests/TestServer) instead of Foundation's Process" >&2
     exit 1
 fi
+# No parallel test bounds elapsed time: it would fail on a busy machine (see the script).
+python3 scripts/check-test-clocks.py Tests
 swift build --build-tests
 # Tests whose names contain "Memory" measure the resident memory of the test process, which
 # every test shares, those with "Threads" count the process's threads, which every session adds

@@ -89,14 +89,17 @@ struct StreamingTests {
     }
 }
 
-/// Polls `condition` until it holds. The timeout only states "no hang": polling returns as soon
-/// as the condition holds, and 5 s was too short on a loaded machine (requests took longer
-/// than that to reach the server).
-func waitUntil(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(30)) async throws {
+/// Polls `condition` until it holds: a wait that ends on an event (a server's count, a
+/// recorder's). The timeout only turns a hang into a failure, so it is far above any expected
+/// wait: 5 s, then 30 s were too short on a loaded machine (a burst of 100 requests took more
+/// than 30 s to reach the server with two builds beside the suite).
+func waitUntil(
+    _ condition: @Sendable () -> Bool, timeout: Duration = .seconds(300), sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now > deadline {
-            Issue.record("condition not met within \(timeout)")
+            Issue.record("hung: the condition did not hold within \(timeout)", sourceLocation: sourceLocation)
             return
         }
         try await Task.sleep(for: .milliseconds(20))

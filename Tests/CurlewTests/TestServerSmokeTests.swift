@@ -197,12 +197,10 @@ struct TestServerSmokeTests {
         try await waitUntil { server.requestCount(path: "/fault/never-answer") == 1 }
         #expect(server.requestCount(path: "/fault/never-answer") == 1, "curl's request arrived")
         #expect(server.openConnectionCount == 1)
-        let start = ContinuousClock.now
         try await server.shutdown()
         let result = try await waiting
         #expect(result.exitCode == 52)  // CURLE_GOT_NOTHING: closed without a response
-        // "No hang": well before curl's own 20 s limit (exit code 28) would end the wait.
-        #expect(ContinuousClock.now - start < .seconds(15))
+        // Not curl's own 20 s limit (exit code 28): the shutdown ended the wait.
         let refused = try await CurlCLI.run(["-s", server.url("/get").absoluteString])
         #expect(refused.exitCode == 7)  // CURLE_COULDNT_CONNECT
     }

@@ -2,13 +2,11 @@ import CurlewXML
 import Foundation
 import Testing
 
-/// Error kinds and budgets, in the parallel phase. The bounds on time here only say "no hang":
-/// the one-second limits are in ``XMLSecurityTimingTests``, which run one at a time.
+/// Error kinds and budgets, in the parallel phase, with no bound on time: the one-second
+/// limits (and the memory of the billion laughs) are in ``XMLSecurityTimingTests``, which run
+/// one at a time.
 @Suite("XML security")
 struct XMLSecurityTests {
-    /// Long enough for a loaded machine; an expansion that is not cut short takes minutes.
-    static let noHang: Duration = .seconds(20)
-
     /// A file whose content must never appear in a parsed document.
     /// Also holds an external DTD that points at it; ``remove()`` deletes both.
     struct SecretFile {
@@ -55,14 +53,12 @@ struct XMLSecurityTests {
         let secret = try SecretFile()
         defer { secret.remove() }
         for payload in try Self.xxePayloads(secret) {
-            let start = ContinuousClock.now
             do {
                 let document = try XMLTree(string: payload)
                 #expect(!(try Self.everything(in: document)).contains(secret.secret), "leaked by \(payload)")
             } catch let error as XMLParseError {
                 #expect(!error.message.contains(secret.secret))
             }
-            #expect(ContinuousClock.now - start < Self.noHang, "hung on \(payload)")
         }
     }
 
@@ -101,16 +97,12 @@ struct XMLSecurityTests {
         return text + "]>\n<lolz>&lol9;</lolz>\n"
     }()
 
-    @Test func billionLaughsIsRejectedQuicklyWithLittleMemory() throws {
-        let before = try ProcessMemory.residentBytes()
-        let start = ContinuousClock.now
+    @Test func billionLaughsIsRejected() throws {
+        // Its time and memory are bounded in XMLSecurityTimingTests, where no other test runs.
         let error = #expect(throws: XMLParseError.self) { try XMLTree(string: Self.billionLaughs) }
-        #expect(ContinuousClock.now - start < .seconds(1))
         #expect(error?.kind == .entityExpansion)
         #expect(error?.message.contains("billion laughs") == true)
         #expect(error?.line == 14)
-        let after = try ProcessMemory.residentBytes()
-        #expect(after - before < 32 << 20, "grew by \(after - before) bytes")
     }
 
     @Test func billionLaughsIsRejectedInAttributes() throws {
@@ -124,9 +116,7 @@ struct XMLSecurityTests {
         // expansion budget must not.
         let attack = "<!DOCTYPE r [<!ENTITY e \"\(String(repeating: "A", count: 10_000))\">]><r>"
             + String(repeating: "&e;", count: 10_000) + "</r>"
-        let start = ContinuousClock.now
         let error = #expect(throws: XMLParseError.self) { try XMLTree(string: attack) }
-        #expect(ContinuousClock.now - start < Self.noHang)
         #expect(error?.kind == .entityExpansion)
         #expect(error?.message.contains("maximumEntityExpansion") == true)
         // The same through an attribute value.
@@ -153,9 +143,7 @@ struct XMLSecurityTests {
     }
 
     @Test func billionLaughsIsRejectedInStreams() async throws {
-        let start = ContinuousClock.now
         let result = await collect(ChunkedBytes(Self.billionLaughs, sizes: [64]).xmlElements(named: "lolz"))
-        #expect(ContinuousClock.now - start < Self.noHang)
         #expect(result.elements.isEmpty)
         #expect((result.error as? XMLParseError)?.kind == .unsupportedDeclaration)
     }

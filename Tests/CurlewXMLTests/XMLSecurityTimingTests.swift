@@ -19,6 +19,16 @@ struct XMLSecurityTimingTests {
         }
     }
 
+    @Test func billionLaughsIsRejectedWithinASecondAndLittleMemory() throws {
+        let before = try ProcessMemory.residentBytes()
+        let start = ContinuousClock.now
+        let error = #expect(throws: XMLParseError.self) { try XMLTree(string: XMLSecurityTests.billionLaughs) }
+        #expect(ContinuousClock.now - start < Self.limit)
+        #expect(error?.kind == .entityExpansion)
+        let after = try ProcessMemory.residentBytes()
+        #expect(after - before < 32 << 20, "grew by \(after - before) bytes")
+    }
+
     @Test func quadraticBlowupIsRejectedWithinASecond() {
         let attack = "<!DOCTYPE r [<!ENTITY e \"\(String(repeating: "A", count: 10_000))\">]><r>"
             + String(repeating: "&e;", count: 10_000) + "</r>"
