@@ -81,7 +81,7 @@ enum Router {
             return EchoRoutes.upload(request, allocator: allocator)
         case "content-type", "charset", "xml":
             return EchoRoutes.content(request, segments: segments, allocator: allocator)
-        case "bytes", "stream-bytes", "drip", "gzip-bomb", "json-lines", "xml-records", "sse":
+        case "bytes", "stream-bytes", "drip", "gzip-bomb", "json-lines", "xml-records", "sse", "downloads":
             return StreamingRoutes.respond(request, segments: segments, allocator: allocator)
         case "redirect", "relative-redirect", "absolute-redirect", "redirect-to", "redirect-loop":
             return RedirectRoutes.respond(request, segments: segments, allocator: allocator)

@@ -13,6 +13,11 @@ enum StreamingRoutes {
         switch segments[0] {
         case "bytes":
             return bytes(request, segments: segments, chunked: false, allocator: allocator)
+        case "downloads":
+            // The OpenAPI test API's `GET /downloads?size=N` (the same pattern as its own server's),
+            // for measuring a generated client's memory without an in-process Hummingbird server,
+            // which holds tens of MiB of a fast body in its own buffers.
+            return bytes(request, segments: ["bytes", String(max(0, request.queryInt("size", default: 0)))], chunked: false, allocator: allocator)
         case "stream-bytes":
             return bytes(request, segments: segments, chunked: true, allocator: allocator)
         case "drip":
