@@ -32,13 +32,3 @@ public enum ResidentMemory {
         return kibibytes * 1024
     }
 }
-
-import CTestCompression
-
-/// The bytes malloc has handed out and not had back (`mallinfo2`: arena chunks in use plus
-/// mmapped chunks): what the process holds, without what the allocator keeps for reuse.
-public enum HeapInUse {
-    public static func bytes() -> Int {
-        Int(curlew_test_heap_in_use())
-    }
-}
