@@ -76,6 +76,27 @@ enum Redaction {
         "access_token", "refresh_token", "id_token", "client_secret", "password", "code_verifier", "assertion",
     ]
 
+    /// The query parameters whose values are secrets wherever Curlew persists a URL: the secret
+    /// body fields, since an OAuth2 access token may travel in the query too (RFC 6750 §2.3).
+    static let secretQueryParameters: Set<String> = secretBodyFields
+
+    /// `url` as Curlew persists it (resume data): without user information, and without the
+    /// query parameters in ``secretQueryParameters``. Unlike ``url(_:)``, nothing is replaced
+    /// by a placeholder: the URL is requested again, and the session supplies its credentials
+    /// then. A URL whose parts cannot be read keeps no password (``url(_:)``).
+    static func persistable(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return Redaction.url(url) }
+        components.user = nil
+        components.password = nil
+        if let query = components.percentEncodedQuery {
+            let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+                !secretQueryParameters.contains(formName(of: pair).decoded)
+            }
+            components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
+        }
+        return components.url ?? Redaction.url(url)
+    }
+
     /// `body` with the values of the `secrets` fields replaced by `placeholder` when it is JSON
     /// (by its content type, or a body that starts with `{` or `[`) or an URL-encoded form;
     /// other bodies are returned as they are.
@@ -93,10 +114,15 @@ enum Redaction {
 
     private static func form(_ text: String, secrets: Set<String>, placeholder: String) -> String {
         text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-            return secrets.contains(name) ? "\(parts[0])=\(placeholder)" : String(pair)
+            let (encodedName, name) = formName(of: pair)
+            return secrets.contains(name) ? "\(encodedName)=\(placeholder)" : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// The name of a form or query pair `name=value`, as written and decoded.
+    private static func formName(of pair: Substring) -> (encoded: Substring, decoded: String) {
+        let encoded = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        return (encoded, String(encoded).removingPercentEncoding ?? String(encoded))
     }
 
     private static func json(_ body: Data, secrets: Set<String>, placeholder: String) -> Data? {
