@@ -50,6 +50,24 @@ struct DownloadDestinationTests {
         #expect(try ResumeFiles.contents(of: directory) == ["dangling.bin"], "no temporary file, nothing created at the link's target")
     }
 
+    /// A file name the server suggests (`Content-Disposition`) is a name, never a path: `..` and
+    /// slashes cannot take a `.directory` download out of its folder.
+    @Test(arguments: ["attachment; filename=\"../../escape.bin\"", "attachment; filename*=UTF-8''..%2F..%2Fescape.bin"])
+    func aSuggestedFileNameCannotLeaveTheFolder(disposition: String) async throws {
+        let server = try await Fixtures.server()
+        let root = try ResumeFiles.temporaryDirectory("curlew-destination")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("a/b")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let encoded = try #require(disposition.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let file = try await Fixtures.session.download(
+            server.url("/response-headers?Content-Disposition=\(encoded)"), to: .directory(directory)
+        ).validate().fileURL()
+        #expect(file == directory.appendingPathComponent("escape.bin"))
+        #expect(try ResumeFiles.contents(of: root) == ["a"])
+        #expect(try ResumeFiles.contents(of: directory) == ["escape.bin"])
+    }
+
     /// A destination whose folder does not exist fails unless `.createIntermediateDirectories`
     /// is given; nothing is created on the way.
     @Test func aMissingFolderFailsWithoutCreatingIt() async throws {

@@ -69,6 +69,20 @@ struct HostileResumeTests {
         #expect(try Data(contentsOf: destination) == Data(TestServer.expectedBytes(count: 60000)))
     }
 
+    /// A content-coded body is stored decoded, so the bytes on disk are not the bytes a range
+    /// counts: it gives no resume data, whatever its validator.
+    @Test func aContentCodedDownloadGivesNoResumeData() async throws {
+        let server = try await Fixtures.server()
+        let directory = try ResumeFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("coded.bin")
+        let error = await ResumeFiles.failure(
+            of: Fixtures.session.download(server.url("/resumable?length=400000&gzip=1&drop=100"), to: .file(destination)))
+        #expect(error?.kind == .connectionClosedMidBody, "\(String(describing: error))")
+        #expect(error?.downloadResumeData == nil)
+        #expect(try ResumeFiles.contents(of: directory).isEmpty)
+    }
+
     /// Resume data stored with a weak validator (edited, or written by another program) is
     /// refused before anything is sent: a client must not send a weak `ETag` in `If-Range`.
     @Test func storedResumeDataWithAWeakValidatorSendsNothing() async throws {

@@ -13,6 +13,7 @@ import NIOCore
 ///   `X >= N` gets a `416` with `Content-Range: bytes */N`. `ranges=0` ignores `Range`.
 /// - `drop=K`: a `200` sends K bytes of its body, then closes; `dropRange=K` does so for a `206`.
 /// - `stall=K`: a `200` sends K bytes of its body, then goes silent (for cancelling mid-body).
+/// - `gzip=1`: a `200`'s body is gzip-coded (`Content-Encoding: gzip`); `drop` counts coded bytes.
 /// - `badStart=1` answers a range with a `Content-Range` starting one byte later; `badTotal=1`
 ///   with a total one byte larger.
 ///
@@ -77,9 +78,26 @@ enum ResumeRoutes {
             let body = BytePattern.pieces(at: 0, count: min(stall, length - 1), seed: seed).map { ResponseStep.body($0) }
             return ResponseScript([.head(head.serialized(allocator: allocator))] + body + [.stall])
         }
+        if request.queryValue("gzip") == "1" {
+            return gzipped(request, headers: headers, length: length, seed: seed, allocator: allocator)
+        }
         return script(
             request, status: 200, headers: headers, from: 0, count: length, seed: seed,
             drop: request.queryValue("drop").flatMap { Int($0) }, allocator: allocator)
+    }
+
+    /// The whole body gzip-coded (`gzip=1`), `drop=K` counting coded bytes.
+    private static func gzipped(
+        _ request: ReceivedRequest, headers: [(String, String)], length: Int, seed: UInt64, allocator: ByteBufferAllocator
+    ) -> ResponseScript {
+        let coded = Compression.deflate(Data(TestServer.expectedBytes(count: length, seed: seed)), format: .gzip) ?? Data()
+        let drop = request.queryValue("drop").flatMap { Int($0) }
+        let fields = headers + [("Content-Encoding", "gzip"), ("Content-Length", String(coded.count))]
+        let head = request.finalize(ResponseHead(status: 200, headers: fields))
+        let sent = coded.prefix(drop.map { min($0, coded.count) } ?? coded.count)
+        return ResponseScript([
+            .head(head.serialized(allocator: allocator)), .body(allocator.buffer(bytes: sent)), drop == nil ? .end : .close,
+        ])
     }
 
     /// A `401` when a credential the query asks for (by its CRC-32) is missing or another.
