@@ -1,12 +1,13 @@
 // Typed, non-variadic wrappers around libcurl's variadic API, plus curl's macros as
-// constants; and (CurlewNetlink.h) the netlink calls of the reachability monitor. Internal to
-// Curlew: not API.
+// constants; and (CurlewNetlink.h) the netlink calls of the reachability monitor, and
+// (CurlewFiles.h) the file calls of downloads. Internal to Curlew: not API.
 #ifndef CCURLSHIMS_H
 #define CCURLSHIMS_H
 
 #include <curl/curl.h>
 #include "CurlewNetlink.h"
 #include "CurlewHeadBuffer.h"
+#include "CurlewFiles.h"
 
 typedef size_t (*curlew_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
 typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,

@@ -24,20 +24,49 @@ final class PendingDownload: Sendable {
         self.options = options
     }
 
-    /// Moves the file into place (atomically, by `rename`) and returns its URL; on failure the
-    /// temporary file is removed. Only the first call of ``commit()`` or ``discard()`` acts.
+    /// Moves the file into place and returns its URL; on failure the temporary file is removed.
+    /// Only the first call of ``commit()`` or ``discard()`` acts.
+    ///
+    /// With ``DownloadOptions/removePreviousFile``, `rename` replaces whatever is at the
+    /// destination atomically — a link is replaced itself, never followed. Without it, `link`
+    /// gives the file its name only if nothing has it, atomically, so a file that appeared
+    /// meanwhile (another download's, a link to nowhere) is never replaced; the temporary name
+    /// is then removed. A file system without hard links gets a check and a `rename`.
     func commit() throws(CurlewError) -> URL {
         guard settle() else { return destination }
-        if !options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: destination.path) {
-            unlink(temporaryPath)
-            throw CurlewError(.fileSystem, "a file appeared at \(destination.path) during the download")
+        let path = destination.path
+        if options.contains(.removePreviousFile) {
+            try move(over: path)
+            return destination
         }
-        guard rename(temporaryPath, destination.path) == 0 else {
+        if link(temporaryPath, path) == 0 {
+            unlink(temporaryPath)
+            return destination
+        }
+        let failure = errno
+        guard failure != EEXIST else {
+            unlink(temporaryPath)
+            throw CurlewError(.fileSystem, "a file appeared at \(path) during the download")
+        }
+        guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(failure) else {
+            unlink(temporaryPath)
+            throw CurlewError(.fileSystem, "cannot move the download to \(path): \(String(cString: strerror(failure)))")
+        }
+        if DownloadFile.hasEntry(at: path) {
+            unlink(temporaryPath)
+            throw CurlewError(.fileSystem, "a file appeared at \(path) during the download")
+        }
+        try move(over: path)
+        return destination
+    }
+
+    /// Renames the temporary file to `path`, replacing what is there; removes it on failure.
+    private func move(over path: String) throws(CurlewError) {
+        guard rename(temporaryPath, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
-            throw CurlewError(.fileSystem, "cannot move the download to \(destination.path): \(reason)")
+            throw CurlewError(.fileSystem, "cannot move the download to \(path): \(reason)")
         }
-        return destination
     }
 
     /// Removes the temporary file; the destination is never touched.

@@ -322,7 +322,7 @@ class TransferContext: @unchecked Sendable {
         case .download(let destination, let options, let resume):
             let response = head.response
             let name = SuggestedFilename.from(head: response, url: request.url)
-            let target = destination.resolve(suggestedFilename: name, head: response)
+            let target = destination.resolve(suggestedFilename: name, head: response, resuming: resume)
             do {
                 let delivered = try openDownloadFile(head: response, target: target, options: options, resume: resume)
                 let deliveredHead = delivered == response ? head : ResponseHead(delivered)
@@ -487,6 +487,7 @@ class TransferContext: @unchecked Sendable {
             // libcurl saw the whole message; the coded stream inside it must have ended too.
             do throws(CurlewError) { try decoder.finish() } catch { record(error) }
         }
+        if code == CURLE_OK, failure == nil, pendingRedirect == nil, downloadFile != nil { checkDownloadLength() }
         if code == CURLE_OK, failure == nil {
             if let next = pendingRedirect {
                 request = next
@@ -505,8 +506,7 @@ class TransferContext: @unchecked Sendable {
                 metrics: metrics, redirects: redirects)
             return .finished(.success(outcome))
         }
-        // A transport failure (not a callback's refusal) may leave a partial file to resume.
-        let resumeData = failure == nil ? downloadFile?.keepForResuming(request: request) : nil
+        let resumeData = resumeDataAfterFailure()
         downloadFile?.discard()
         downloadFile = nil
         var error = failure ?? CurlErrorMapping.error(

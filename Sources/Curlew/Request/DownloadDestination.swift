@@ -31,14 +31,32 @@ public struct DownloadDestination: Sendable {
     /// belongs to the caller, who moves or removes it; Curlew never does.
     public static var temporaryFile: DownloadDestination { DownloadDestination(kind: .temporary) }
 
-    func resolve(suggestedFilename: String, head: HTTPResponse) -> URL {
+    /// The file for a response. A download resumed into ``temporaryFile`` continues the file
+    /// its partial file was named for, when that is one of this kind's names for the response,
+    /// since each resolution otherwise names a new one.
+    func resolve(suggestedFilename: String, head: HTTPResponse, resuming resumeData: DownloadResumeData? = nil) -> URL {
         switch kind {
         case .file(let url): return url
         case .directory(let url): return url.appendingPathComponent(suggestedFilename)
         case .custom(let choose): return choose(suggestedFilename, head)
         case .temporary:
-            return FileManager.default.temporaryDirectory.appendingPathComponent("curlew-\(UUID().uuidString)-\(suggestedFilename)")
+            let folder = FileManager.default.temporaryDirectory
+            if let partial = resumeData?.partialFileURL.standardizedFileURL,
+                partial.deletingLastPathComponent().path == folder.standardizedFileURL.path,
+                let name = DownloadFile.destinationName(ofTemporaryFile: partial.lastPathComponent),
+                Self.isTemporaryName(name, for: suggestedFilename)
+            {
+                return folder.appendingPathComponent(name)
+            }
+            return folder.appendingPathComponent("curlew-\(UUID().uuidString)-\(suggestedFilename)")
         }
+    }
+
+    /// Whether `name` is `curlew-<UUID>-<suggested filename>`.
+    private static func isTemporaryName(_ name: String, for suggestedFilename: String) -> Bool {
+        let prefix = "curlew-", suffix = "-" + suggestedFilename
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count == prefix.count + 36 + suffix.count else { return false }
+        return UUID(uuidString: String(name.dropFirst(prefix.count).prefix(36))) != nil
     }
 }
 

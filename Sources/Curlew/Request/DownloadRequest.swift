@@ -42,9 +42,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// takes to continue it with ``Session/download(resumingWith:to:options:requestOptions:)``.
     ///
     /// Returns nil — and removes the partial file, as a plain ``Request/cancel()`` does — when
-    /// there is nothing to resume: no byte arrived, the response named no validator (`ETag` or
-    /// `Last-Modified`) or was content-coded, the download had already finished, or it had not
-    /// started. Waits for the transfer to stop, so the partial file is complete when it returns.
+    /// there is nothing to resume: no byte arrived, the response named no strong validator (a
+    /// strong `ETag`, or a `Last-Modified` a minute before its `Date`) or was content-coded, the
+    /// download had already finished, or it had not started. Waits for the transfer to stop, so
+    /// the partial file is complete when it returns.
     public func cancel(producingResumeData: Bool) async -> DownloadResumeData? {
         guard producingResumeData else {
             cancel()

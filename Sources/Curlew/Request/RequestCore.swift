@@ -337,6 +337,10 @@ final class RequestCore: Sendable {
                 probe?.finish(.success(outcome))
                 return .success(Completed(outcome: outcome, attempts: attempt, request: request, attemptStart: attemptStart))
             } catch {
+                // Resume data keeps the request as built, not as the interceptors adapted it.
+                let error = error.downloadResumeData.map {
+                    error.with(downloadResumeData: $0.asBuilt(by: base, adaptedTo: request), keepsPartialDownload: error.keepsPartialDownload)
+                } ?? error
                 if let final = await retryOrStop(
                     after: error, request: request, attempt: attempt, attemptStart: attemptStart, chain: chain,
                     resumption: &resumption)

@@ -94,15 +94,34 @@ extension Session {
     ///
     /// Sends the request again with `Range: bytes=N-` and `If-Range: <validator>`, where N is
     /// the size of the partial file:
-    /// - a `206` whose `Content-Range` starts at N (and gives the same total) appends to it;
+    /// - a `206` with the same strong validator whose `Content-Range` starts at N (and gives the
+    ///   same total) appends to it, up to the range's end and no further;
     /// - a `200` — the server ignored the range, or the resource changed — starts it again
     ///   from empty, so no bytes of two versions are ever mixed;
-    /// - a `416` saying the resource is N bytes long finishes with the file as it is; the
-    ///   response is reported as a `200` with that length;
-    /// - a `Content-Range` that starts elsewhere or gives another total fails with
-    ///   ``CurlewError/Kind/resumeFailed`` and writes nothing (the partial file stays as it was);
+    /// - a `416` saying the resource is N bytes long, as the first response said, finishes with
+    ///   the file as it is; the response is reported as a `200` with that length;
+    /// - a `206` with another validator (or none) fails with ``CurlewError/Kind/resumeFailed``
+    ///   and removes the partial file, which belongs to a version the server no longer serves;
+    /// - a `Content-Range` that starts elsewhere or gives another total, or a `416` with another
+    ///   total, fails with ``CurlewError/Kind/resumeFailed`` and writes nothing (the partial file
+    ///   stays as it was, and the error carries the resume data again);
+    /// - a body that runs past its range fails with ``CurlewError/Kind/resumeFailed``; none of
+    ///   its bytes is kept; a range that ends before the whole does too, keeping its bytes; both
+    ///   give new resume data;
     /// - any other status is a response like any other: its body goes to a new file, and the
     ///   partial file is not touched.
+    ///
+    /// Stored resume data is untrusted input: a method other than GET, sizes that do not add
+    /// up, or a validator that cannot be sent as `If-Range` fail with
+    /// ``CurlewError/Kind/invalidRequest`` before anything is sent; a partial file other than
+    /// the one Curlew names for `destination` (`.<name>.curlew-XXXXXX` in its folder) fails with
+    /// ``CurlewError/Kind/invalidRequest``, and one that is a link, not a regular file, another
+    /// user's, or linked elsewhere fails with ``CurlewError/Kind/resumeFailed`` — before a byte
+    /// is written, leaving the file as it is.
+    ///
+    /// Resume data holds no credentials: the session adds its own again (credential store,
+    /// interceptors, cookie storage, proxy). A password that was in the URL is given again with
+    /// ``Request/authenticate(username:password:method:)`` or the credential store.
     ///
     /// On success the completed file moves to `destination`. Progress counts from N: the first
     /// event reports N bytes of the whole. A resumed download that fails again gives new resume

@@ -107,9 +107,11 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         /// The proxy could not be reached, refused the request, or asked for credentials it was
         /// not given; the message names the proxy, never its password.
         public static let proxyFailure = Kind(code: .proxyFailure)
-        /// A resumed download's response does not continue the partial file: its
-        /// `Content-Range` starts elsewhere or gives another total, or a `416` does not match
-        /// the file. Nothing is written to the destination.
+        /// A resumed download's response does not continue the partial file: it names another
+        /// validator, its `Content-Range` starts elsewhere or gives another total, its body runs
+        /// past or stops short of its range, or a `416` does not match the file; or the partial
+        /// file cannot be used (a link, not a regular file, another user's). Nothing is written
+        /// to the destination.
         public static let resumeFailed = Kind(code: .resumeFailed)
         /// The request's cache policy (``CachePolicy/returnCacheDataDontLoad``, or
         /// `Cache-Control: only-if-cached`) forbade the network and no stored response could answer.

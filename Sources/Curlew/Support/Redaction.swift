@@ -103,10 +103,31 @@ enum Redaction {
         "access_token", "refresh_token", "id_token", "client_secret", "password", "code_verifier", "assertion",
     ]
 
+    /// The query parameters whose values are secrets wherever Curlew persists a URL: the secret
+    /// body fields, since an OAuth2 access token may travel in the query too (RFC 6750 §2.3).
+    static let secretQueryParameters: Set<String> = secretFieldNames
+
+    /// `url` as Curlew persists it (resume data): without user information, and without the
+    /// query parameters in ``secretQueryParameters``. Unlike ``url(_:)``, nothing is replaced
+    /// by a placeholder: the URL is requested again, and the session supplies its credentials
+    /// then. A URL whose parts cannot be read keeps no password (``url(_:)``).
+    static func persistable(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return Redaction.url(url) }
+        components.user = nil
+        components.password = nil
+        if let query = components.percentEncodedQuery {
+            let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+                !secretQueryParameters.contains(formName(of: pair).decoded)
+            }
+            components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
+        }
+        return components.url ?? Redaction.url(url)
+    }
+
     /// `body` with the values of the `secrets` fields replaced by `placeholder` when it is JSON
     /// (by its content type, or a body that starts with `{` or `[`) or an URL-encoded form
-    /// (by its content type, or a body without one); other bodies are returned as they are. Everything else stays byte for byte, so a body
-    /// without secrets prints as it is sent; a JSON body that does not parse (cut short, or
+    /// (by its content type, or a body without one); other bodies are returned as they are.
+    /// Everything else stays byte for byte, so a body without secrets prints as it is sent; a JSON body that does not parse (cut short, or
     /// malformed) is still searched, and a secret's value that never ends is replaced to the
     /// end of the body.
     static func body(_ body: Data, contentType: String?, secrets: Set<String>, placeholder: String) -> Data {
@@ -127,11 +148,17 @@ enum Redaction {
     /// `secrets` names replaced; names are compared percent-decoded, with `+` as a space.
     static func form(_ text: String, secrets: Set<String>, placeholder: String) -> String {
         text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let raw = String(parts[0]).replacingOccurrences(of: "+", with: " ")
-            let name = raw.removingPercentEncoding ?? raw
-            return secrets.contains(name) && parts.count == 2 ? "\(parts[0])=\(placeholder)" : String(pair)
+            let (encodedName, name) = formName(of: pair)
+            return secrets.contains(name) && encodedName.endIndex < pair.endIndex ? "\(encodedName)=\(placeholder)" : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// The name of a form or query pair `name=value`, as written and decoded (percent-decoded,
+    /// `+` as a space).
+    private static func formName(of pair: Substring) -> (encoded: Substring, decoded: String) {
+        let encoded = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let spaced = String(encoded).replacingOccurrences(of: "+", with: " ")
+        return (encoded, spaced.removingPercentEncoding ?? spaced)
     }
 
     /// JSON text with the value of every member named in `secrets`, at any depth, replaced by
