@@ -159,6 +159,17 @@ import Glibc
             let reopened = try DiskCacheStore(directory: inside, limit: 1 << 20)
             #expect(reopened.entryCount == 1 && reopened.entry(forKey: "planted") == nil && reopened.entry(forKey: "kept") != nil)
             #expect(!FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: target.path))
+
+            // An indexed entry whose file is swapped for a symlink (to an identical copy) is not
+            // read through it: the body counts as damaged.
+            let kept = try #require(reopened.entry(forKey: "kept"))
+            guard case .file(let path, _) = kept.body else { throw CurlewError(.fileSystem, "not a file entry") }
+            let copy = outside.appendingPathComponent("copy")
+            try FileManager.default.copyItem(atPath: path, toPath: copy.path)
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: copy.path)
+            #expect(throws: CurlewError.self) { try CachedBodyReader.data(of: kept) }
+            #expect(CachedBodyStream(entry: kept) == nil)
         }
     }
 
