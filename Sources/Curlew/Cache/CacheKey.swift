@@ -21,13 +21,6 @@ struct CacheKey: Sendable, Hashable {
     /// cookies).
     var isPartitioned: Bool { stored.utf8.count != resource.utf8.count }
 
-    /// The key of a request that carries nothing identifying.
-    init(resource: String) {
-        self.resource = resource
-        stored = resource
-        isCredentialed = false
-    }
-
     /// The key of `request`, partitioned by `identity` with `secret` unless it is anonymous.
     init(_ request: OutgoingRequest, identity: CacheIdentity, secret: [UInt8]) {
         resource = CacheRules.key(request)

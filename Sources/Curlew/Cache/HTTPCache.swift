@@ -85,7 +85,9 @@ public final class HTTPCache: Sendable {
     ///     store there is reopened). Nil for a memory-only cache.
     ///   - responseCacher: What to store (see ``ResponseCacher``).
     ///   - now: The clock that ages responses; the system clock by default.
-    /// - Throws: ``CurlewError/Kind/fileSystem`` when the directory cannot be created.
+    /// - Throws: ``CurlewError/Kind/fileSystem`` when the directory cannot be created, or when
+    ///   another user owns it or may write in it (they could plant responses; it is created
+    ///   with mode 0700).
     public init(
         memoryCapacity: Int = 16 << 20, diskCapacity: Int = 0, directory: URL? = nil,
         responseCacher: ResponseCacher = .cache, now: @escaping @Sendable () -> Date = { Date() }
