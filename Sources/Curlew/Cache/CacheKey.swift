@@ -10,7 +10,7 @@ import Foundation
 /// memory only (the secret is the process's): neither a body meant for one user nor anything
 /// derived from a credential is written to disk.
 struct CacheKey: Sendable, Hashable {
-    /// ``CacheRules/key(_:)-(OutgoingRequest)`` of the request: what invalidation names.
+    /// The resource key of the request (`CacheRules.key(_:)`): what invalidation names.
     let resource: String
     /// The key in the stores and of coalesced loads: `resource`, or `resource#digest`.
     let stored: String
