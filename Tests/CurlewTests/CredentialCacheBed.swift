@@ -9,7 +9,8 @@ import TestServer
 /// ways Curlew has (``Way``), against a scripted server that records what each request carried
 /// on the wire.
 ///
-/// Every path answers `200` with the body `n=<count of the path> auth=<Authorization> cookie=<Cookie>`
+/// Every path answers `200` with the body
+/// `n=<count of the path> auth=<Authorization> cookie=<Cookie> key=<X-Api-Key or access_token>`
 /// (`-` for a missing field), so a test tells whose response it got. The query drives the rest:
 /// `cc` is the `Cache-Control` (default `public, max-age=60`); `etag` adds an `ETag` and answers
 /// `304` to a matching `If-None-Match`; `hold=1` holds the path's first request at ``gate``.
@@ -26,19 +27,21 @@ final class CredentialCacheBed: Sendable {
     /// Each way a request can carry credentials or cookies.
     enum Way: String, Sendable, CaseIterable, CustomStringConvertible {
         case authenticate, requestOptionsCredential, credentialStore, urlUserInfo, oauth2Adapter, authorizationField,
-            sessionDefaultAuthorization, cookieField, cookieJar
+            sessionDefaultAuthorization, cookieField, cookieJar, apiKeyField, queryToken
 
         var description: String { rawValue }
 
         /// Whether it is a credential (RFC 9111 §3.5 applies) rather than a cookie.
         var isCredential: Bool { self != .cookieField && self != .cookieJar }
 
-        /// The `Authorization` and `Cookie` the server sees from `user`'s request this way.
-        func wire(_ user: User) -> (authorization: String?, cookie: String?) {
+        /// The `Authorization`, `Cookie` and key (an `X-Api-Key` field or an `access_token` query
+        /// value) the server sees from `user`'s request this way.
+        func wire(_ user: User) -> (authorization: String?, cookie: String?, key: String?) {
             switch self {
-            case .authenticate, .requestOptionsCredential, .credentialStore, .urlUserInfo: (user.basic, nil)
-            case .oauth2Adapter, .authorizationField, .sessionDefaultAuthorization: ("Bearer \(user.token)", nil)
-            case .cookieField, .cookieJar: (nil, "sid=\(user.rawValue)")
+            case .authenticate, .requestOptionsCredential, .credentialStore, .urlUserInfo: (user.basic, nil, nil)
+            case .oauth2Adapter, .authorizationField, .sessionDefaultAuthorization: ("Bearer \(user.token)", nil, nil)
+            case .cookieField, .cookieJar: (nil, "sid=\(user.rawValue)", nil)
+            case .apiKeyField, .queryToken: (nil, nil, user.token)
             }
         }
     }
@@ -48,6 +51,7 @@ final class CredentialCacheBed: Sendable {
         var path: String
         var authorization: String?
         var cookie: String?
+        var key: String?
         var ifNoneMatch: String?
     }
 
@@ -150,7 +154,7 @@ final class CredentialCacheBed: Sendable {
     private static func respond(_ request: ScriptedRequest, log: Log, gate: TestGate) async -> ScriptedResponse {
         let record = Seen(
             path: request.path, authorization: request.header("Authorization"), cookie: request.header("Cookie"),
-            ifNoneMatch: request.header("If-None-Match"))
+            key: request.header("X-Api-Key") ?? request.query["access_token"], ifNoneMatch: request.header("If-None-Match"))
         let count = log.append(record)
         if request.query["hold"] == "1", count == 1 { await gate.wait() }
         var headers = [("Cache-Control", request.query["cc"] ?? "public, max-age=60")]
@@ -158,7 +162,8 @@ final class CredentialCacheBed: Sendable {
             headers.append(("ETag", tag))
             if record.ifNoneMatch == tag { return ScriptedResponse(status: 304, headers: headers) }
         }
-        return .text("n=\(count) auth=\(record.authorization ?? "-") cookie=\(record.cookie ?? "-")", headers: headers)
+        return .text(
+            "n=\(count) auth=\(record.authorization ?? "-") cookie=\(record.cookie ?? "-") key=\(record.key ?? "-")", headers: headers)
     }
 
     /// `/{name}{suffix}` with `query`, for `user` (whose user information goes into the URL when
@@ -169,6 +174,9 @@ final class CredentialCacheBed: Sendable {
         if way == .urlUserInfo, let user {
             components.user = user.rawValue
             components.password = user.password
+        }
+        if way == .queryToken, let user {
+            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "access_token", value: user.token)]
         }
         return components.url!
     }
@@ -182,7 +190,7 @@ final class CredentialCacheBed: Sendable {
     /// `count`th request.
     func body(_ count: Int, _ user: User?) -> String {
         let wire = user.map { way.wire($0) }
-        return "n=\(count) auth=\(wire?.authorization ?? "-") cookie=\(wire?.cookie ?? "-")"
+        return "n=\(count) auth=\(wire?.authorization ?? "-") cookie=\(wire?.cookie ?? "-") key=\(wire?.key ?? "-")"
     }
 
     /// A GET of `/{name}{suffix}` by `user` attaching credentials the bed's way, or by nobody.
@@ -202,8 +210,10 @@ final class CredentialCacheBed: Sendable {
             response = try await anonymous.request(url, options: options).response
         case .credentialStore, .sessionDefaultAuthorization, .cookieJar:
             response = try await userSessions[user]!.request(url).response
-        case .urlUserInfo:
+        case .urlUserInfo, .queryToken:
             response = try await anonymous.request(url).response
+        case .apiKeyField:
+            response = try await anonymous.request(url, headers: ["X-Api-Key": user.token]).response
         case .oauth2Adapter:
             let authenticator = OAuth2Authenticator(
                 credential: OAuth2Credential(accessToken: user.token, refreshToken: nil, expiresIn: .seconds(3600)),

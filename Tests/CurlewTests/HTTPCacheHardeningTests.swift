@@ -38,15 +38,17 @@ import TestServer
         }
     }
 
-    /// `Vary` naming a field that carries a secret of the caller's own (an API key): the entry
-    /// is stored and selects by it, but the disk holds only a digest of it.
+    /// `Vary` naming a field that carries a secret of the caller's own under a name that says
+    /// nothing of it (a field named like a secret, `X-Api-Key`, makes the request credentialed,
+    /// and its entry never reaches the disk at all): the entry is stored and selects by it, but
+    /// the disk holds only a digest of it.
     @Test func aVaryNamedSecretIsNotWrittenToDisk() async throws {
         try await HTTPCacheStoreTests.withDirectory { directory in
             let fixture = try await CacheFixture {
                 try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory, now: $0.function)
             }
-            let url = fixture.url([("Cache-Control", "max-age=60"), ("Vary", "X-Api-Key, Accept-Language")])
-            let key = HTTPField.Name("X-Api-Key")!
+            let url = fixture.url([("Cache-Control", "max-age=60"), ("Vary", "X-Tenant, Accept-Language")])
+            let key = HTTPField.Name("X-Tenant")!
             let secret = "key-7f3a9c-SECRET"
             _ = try await fixture.get(url, headers: [key: secret, .acceptLanguage: "de-CH"])
             #expect(fixture.cache.statistics.diskEntries == 1)

@@ -15,9 +15,13 @@ import HTTPTypes
 ///   session's cookie storage sends to the URL. They partition, but do not restrict storing:
 ///   RFC 9111 leaves responses to requests with cookies cacheable.
 ///
+/// - **Fields named like secrets** (`X-Api-Key`, `X-Auth-Token`, `X-Session-Id`: the names
+///   ``Redaction`` prints as `***`) and **secret query values** (`access_token`, RFC 6750 §2.3)
+///   count as credentials too.
+///
 /// `Proxy-Authorization` and proxy credentials speak to the proxy, not the origin, and are not
-/// counted. A credential in a header field of the caller's own naming (an API key) cannot be
-/// told from any other field: see the README's cache section.
+/// counted. A credential in a field whose name says nothing of it (`X-Tenant: …`) cannot be told
+/// from any other field: see the README's cache section.
 struct CacheIdentity {
     /// Each part found, as a tag, a 4-byte length and the bytes; empty for an anonymous request.
     private(set) var material: [UInt8] = []
@@ -42,6 +46,12 @@ struct CacheIdentity {
         if let certificate = Self.clientCertificate(for: request, trust: trust) {
             add("T", certificate.identityParts, credential: true)
         }
+        // Fields named like secrets (`X-Api-Key`, `X-Auth-Token`, …: `Redaction.isSecretHeader`),
+        // the request's and the session's defaults, and secret query values (`access_token`).
+        add("H", Self.secretNamedFields(fields) + Self.secretNamedFields(session.defaultHeaders), credential: true)
+        if Redaction.hasSecretQueryValue(request.urlText) {
+            add("Q", [request.urlText], credential: true)
+        }
         let cookies = fields[values: .cookie]
         add("C", cookies.isEmpty ? session.defaultHeaders[values: .cookie] : cookies, credential: false)
         if session.storesCookies, let jar = session.cookieStorage?.cookieHeader(
@@ -61,6 +71,19 @@ struct CacheIdentity {
         }
         if credential { isCredentialed = true }
     }
+
+    /// The fields of `fields` that are secrets by their name, beside `Authorization` and
+    /// `Cookie` (counted on their own), as `name: value` lines; empty for nearly every request.
+    private static func secretNamedFields(_ fields: HTTPFields) -> [String] {
+        var found: [String] = []
+        for field in fields where !countedApart.contains(field.name) && Redaction.isSecretHeader(field.name) {
+            found.append(field.name.canonicalName + ": " + field.value)
+        }
+        return found
+    }
+
+    /// The fields counted on their own, or (for the proxy's) not at all.
+    private static let countedApart: Set<HTTPField.Name> = [.authorization, .cookie, .proxyAuthorization, .setCookie]
 
     /// The user information of a URL's text (`user:password`), or nil.
     static func userInfo(of text: String) -> String? {
