@@ -11,7 +11,9 @@ enum CurlErrorMapping {
                 .connectionRefused, unixSocketFailure(socket.path, context: context), url: context.request.url,
                 curlCode: Int(code.rawValue), curlMessage: curlText)
         }
-        if let proxy = proxyInUse(context: context), let text = proxyFailureText(code, detail: detail, proxy: proxy) {
+        if let proxy = proxyInUse(context: context),
+            let text = proxyFailureText(code, detail: detail, proxy: proxy, context: context)
+        {
             return CurlewError(
                 .proxyFailure, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
         }
@@ -166,24 +168,58 @@ enum CurlErrorMapping {
     }
 
     /// What went wrong at the proxy, or nil when the failure is the target's.
-    private static func proxyFailureText(_ code: CURLcode, detail: String, proxy: String) -> String? {
+    private static func proxyFailureText(_ code: CURLcode, detail: String, proxy: String, context: TransferContext) -> String? {
+        // The proxy's answer to `CONNECT` (0 when none came): anything but 2xx refused the tunnel.
+        var tunnelStatus = 0
+        if let handle = context.handle { _ = curlew_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &tunnelStatus) }
+        if tunnelStatus != 0, !(200..<300).contains(tunnelStatus) {
+            return tunnelRefusal(tunnelStatus, proxy: proxy, url: context.request.url)
+        }
         switch code {
         case CURLE_COULDNT_RESOLVE_PROXY:
             return "the proxy \(proxy) could not be resolved"
         case CURLcode(rawValue: 97):
             // CURLE_PROXY: a SOCKS handshake failed (refused credentials, unreachable target).
             return "the proxy \(proxy) refused the request: \(detail)"
-        case CURLE_COULDNT_CONNECT, CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY:
-            if detail.contains("CONNECT") {
-                // An HTTP proxy answered the tunnel request with something other than 2xx.
-                if detail.contains("407") {
-                    return "the proxy \(proxy) requires credentials it was not given or did not accept (407)"
-                }
-                return "the proxy \(proxy) could not open a tunnel: \(detail)"
-            }
-            return code == CURLE_COULDNT_CONNECT ? "could not connect to the proxy \(proxy): \(detail)" : nil
+        case CURLE_COULDNT_CONNECT:
+            return "could not connect to the proxy \(proxy): \(detail)"
+        case CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING:
+            // The proxy closed the connection or answered `CONNECT` with something not HTTP;
+            // without "CONNECT" in libcurl's message, the failure is the target's.
+            return detail.contains("CONNECT") ? "the proxy \(proxy) could not open a tunnel: \(detail)" : nil
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            // Curlew pins origins after the handshake (TrustEvaluator), never with
+            // CURLOPT_PINNEDPUBLICKEY: libcurl's pin check is the proxy's.
+            return "the proxy \(proxy) is not trusted: its public key matches no pin of its trust policy"
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_INVALIDCERTSTATUS:
+            // TLS with an HTTPS proxy comes first: it failed there if no tunnel was answered yet,
+            // or if the target is plain HTTP (then the proxy's is the only TLS).
+            guard speaksTLS(to: context.settings.proxy, url: context.request.url),
+                tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https"
+            else { return nil }
+            return "TLS with the proxy \(proxy) failed: \(detail)"
         default:
             return nil
+        }
+    }
+
+    /// A proxy's refusal of a `CONNECT` tunnel, by its status.
+    private static func tunnelRefusal(_ status: Int, proxy: String, url: URL) -> String {
+        if status == 407 {
+            return "the proxy \(proxy) requires credentials it was not given or did not accept (407)"
+        }
+        let target = "\(url.host ?? "?"):\(url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443))"
+        return "the proxy \(proxy) refused the tunnel to \(target) (\(status))"
+    }
+
+    /// Whether `proxy` is reached over TLS for `url` (an HTTPS proxy).
+    private static func speaksTLS(to proxy: ProxyConfiguration, url: URL) -> Bool {
+        switch proxy.mode {
+        case .none: return false
+        case .environment:
+            return ProxyConfiguration.environmentProxy(for: url)?.lowercased().hasPrefix("https://") == true
+        case .explicit(let kind, _, _, _, _, _): return kind == .https
         }
     }
 }

@@ -113,6 +113,11 @@ final class EasyHandlePool {
         // Accept-Encoding field (see `TransferContext.withSessionHeaders`), not through
         // CURLOPT_ACCEPT_ENCODING, which libcurl formats twice per request.
         try options.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        // A proxy's answer to `CONNECT` is never a response: without this, libcurl hands the
+        // proxy's `200 Connection established` head to the header callback ahead of the
+        // origin's on every new tunnel, and it would be taken as the response. A refused tunnel
+        // is reported from its status (`CURLINFO_HTTP_CONNECTCODE`, see CurlErrorMapping).
+        try options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         try applyProxy(configuration.proxy, options)
         // TLS options are libcurl's defaults here (verify the peer and the host, the system's
         // certificate authorities); non-uniform trust configurations set them per hop in
