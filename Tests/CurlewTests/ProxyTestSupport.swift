@@ -13,14 +13,16 @@ enum ProxyTesting {
     /// `Proxy-agent`, the field tinyproxy puts in its answer to `CONNECT` (and only there).
     static let proxyAgent = HTTPField.Name("Proxy-agent")!
 
-    /// A session through `proxy`, trusting `caCertificate` for the origins when given.
+    /// A session through `proxy`, trusting the origins by `originTrust`, or only by
+    /// `caCertificate` when given.
     static func session(
-        _ proxy: ProxyConfiguration, caCertificate: String? = nil, httpVersion: HTTPVersionPreference? = nil
+        _ proxy: ProxyConfiguration, caCertificate: String? = nil, originTrust: TrustPolicy? = nil,
+        httpVersion: HTTPVersionPreference? = nil
     ) -> Session {
         var configuration = SessionConfiguration()
         configuration.proxy = proxy
-        if let caCertificate {
-            configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(caCertificate)]))
+        if let policy = originTrust ?? caCertificate.map({ TrustPolicy.certificateAuthorities([.file($0)]) }) {
+            configuration.trust = TrustConfiguration(default: policy)
         }
         if let httpVersion { configuration.httpVersion = httpVersion }
         return Session(configuration: configuration)
@@ -40,6 +42,27 @@ enum ProxyTesting {
             Issue.record(error)
         }
         await proxy.stop()
+    }
+
+    /// Runs `body` with an HTTPS proxy started for it — stunnel terminating TLS (with the trust
+    /// test certificates' `good` leaf, for `localhost` and `127.0.0.1`) in front of tinyproxy —
+    /// and stops both afterwards. Gives `body` the TLS port. With `requiringClientCertificates`,
+    /// the proxy takes only clients with a certificate of the client CA.
+    static func withHTTPSProxy(
+        _ certificates: TrustCertificates, requiringClientCertificates: Bool = false, username: String? = nil,
+        password: String? = nil, _ body: (Int) async throws -> Void
+    ) async throws {
+        try await withProxy(.tinyproxy, username: username, password: password) { proxy in
+            let front = try await TLSFront.start(
+                forwardingTo: proxy.port, certificate: certificates.goodChain, key: certificates.goodKey,
+                clientCA: requiringClientCertificates ? certificates.clientCA : nil)
+            do {
+                try await body(front.port)
+            } catch {
+                Issue.record(error)
+            }
+            await front.stop()
+        }
     }
 
     /// Checks that `request` fails with ``CurlewError/Kind/proxyFailure``, naming `proxy` and

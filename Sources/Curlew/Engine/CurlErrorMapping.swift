@@ -183,25 +183,36 @@ enum CurlErrorMapping {
             return "the proxy \(proxy) refused the request: \(detail)"
         case CURLE_COULDNT_CONNECT:
             return "could not connect to the proxy \(proxy): \(detail)"
-        case CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING:
-            // The proxy closed the connection or answered `CONNECT` with something not HTTP;
-            // without "CONNECT" in libcurl's message, the failure is the target's.
-            return detail.contains("CONNECT") ? "the proxy \(proxy) could not open a tunnel: \(detail)" : nil
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             // Curlew pins origins after the handshake (TrustEvaluator), never with
             // CURLOPT_PINNEDPUBLICKEY: libcurl's pin check is the proxy's.
             return "the proxy \(proxy) is not trusted: its public key matches no pin of its trust policy"
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_INVALIDCERTSTATUS:
-            // TLS with an HTTPS proxy comes first: it failed there if no tunnel was answered yet,
-            // or if the target is plain HTTP (then the proxy's is the only TLS).
-            guard speaksTLS(to: context.settings.proxy, url: context.request.url),
-                tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https"
-            else { return nil }
-            return "TLS with the proxy \(proxy) failed: \(detail)"
+            return failedTLSWithProxy(context, tunnelStatus: tunnelStatus) ? "TLS with the proxy \(proxy) failed: \(detail)" : nil
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING:
+            if detail.contains("SSL"), failedTLSWithProxy(context, tunnelStatus: tunnelStatus) {
+                // A TLS 1.3 server refuses a client certificate (or its absence) after the
+                // client's side of the handshake, so libcurl sees it as a failed read.
+                return "TLS with the proxy \(proxy) failed: \(detail)"
+            }
+            // The proxy closed the connection or answered `CONNECT` with something not HTTP;
+            // without "CONNECT" in libcurl's message, the failure is the target's.
+            return detail.contains("CONNECT") ? "the proxy \(proxy) could not open a tunnel: \(detail)" : nil
         default:
             return nil
         }
+    }
+
+    /// Whether a TLS failure was the HTTPS proxy's rather than the target's. TLS with the proxy
+    /// comes first, on a connection made for this transfer: it failed there if no tunnel was
+    /// answered yet, or if the target is plain HTTP (then the proxy's is the only TLS). On a
+    /// reused connection both TLS layers were up before, and the failure is left to the target.
+    private static func failedTLSWithProxy(_ context: TransferContext, tunnelStatus: Int) -> Bool {
+        guard speaksTLS(to: context.settings.proxy, url: context.request.url), let handle = context.handle else { return false }
+        var connects = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+        return connects > 0 && (tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https")
     }
 
     /// A proxy's refusal of a `CONNECT` tunnel, by its status.

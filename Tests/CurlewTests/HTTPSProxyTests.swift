@@ -1,0 +1,187 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import Testing
+import TestServer
+
+/// HTTPS proxies — TLS to the proxy itself (stunnel in front of tinyproxy) — with a trust policy of
+/// their own (`ProxyConfiguration.explicit(.https, …, trust:)`), end to end.
+///
+/// The proxy presents the trust test bed's `good` leaf, signed by the bed's CA; the origin is
+/// the suite's nginx, with a CA of its own. So a policy for one never vouches for the other:
+/// each test proves the proxy's policy governs the proxy, and the session's the origin.
+@Suite(
+    "HTTPS proxies: TLS to the proxy, trusted by its own policy",
+    .enabled(if: NginxServer.isAvailable && TLSFront.isAvailable, "nginx or stunnel4 is not installed"),
+    .nginx(fixedResponses: ["/via-https-proxy": "through the https proxy\n"]), .trustTestBed)
+struct HTTPSProxyTests {
+    /// A session through the HTTPS proxy on `port`, trusting it by `proxyTrust`, and the origins
+    /// (nginx) by their own CA unless `originTrust` says otherwise.
+    private func session(
+        proxyPort port: Int, proxyTrust: TrustPolicy, originTrust: TrustPolicy? = nil
+    ) throws -> Session {
+        let nginx = try NginxSuiteScope.server()
+        return ProxyTesting.session(
+            .explicit(.https, host: "127.0.0.1", port: port, trust: proxyTrust),
+            originTrust: originTrust ?? .certificateAuthorities([.file(nginx.caCertificatePath)]))
+    }
+
+    /// The proxy's certificates (the trust test bed's).
+    private var proxyCertificates: TrustCertificates {
+        get throws { try TrustTestBedScope.bed().certificates }
+    }
+
+    /// The pin of the proxy's key.
+    private func proxyPin() throws -> String {
+        "sha256//" + (try proxyCertificates.publicKeyDigest("good")).base64EncodedString()
+    }
+
+    /// Policies under which the proxy is trusted, by name (test arguments must be Sendable).
+    private func acceptingPolicy(_ name: String) throws -> TrustPolicy {
+        let authority = CertificateSource.file(try proxyCertificates.caCertificate)
+        switch name {
+        case "certificateAuthorities": return .certificateAuthorities([authority])
+        case "systemTrustAdding": return .systemTrust(adding: [authority])
+        case "publicKeysValidatingChain": return .publicKeys([try proxyPin()]).validatingChain(against: [authority])
+        case "publicKeysWithoutChain": return .publicKeys([try proxyPin()], validateChain: false)
+        case "minimumTLS13": return TrustPolicy.certificateAuthorities([authority]).minimumTLSVersion(.v1_3)
+        default: throw TestServerError("no policy named \(name)")
+        }
+    }
+
+    @Test(arguments: [
+        "certificateAuthorities", "systemTrustAdding", "publicKeysValidatingChain", "publicKeysWithoutChain", "minimumTLS13",
+    ])
+    func aProxyTrustedByItsPolicyCarriesHTTPSAndHTTPRequests(_ policyName: String) async throws {
+        let nginx = try NginxSuiteScope.server()
+        let server = try await Fixtures.server()
+        let policy = try acceptingPolicy(policyName)
+        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { port in
+            let session = try session(proxyPort: port, proxyTrust: policy)
+            // HTTPS: a CONNECT tunnel inside the TLS to the proxy; the response is the origin's.
+            let response = try await session.request(nginx.url("/via-https-proxy")).response
+            #expect(response.head.status.code == 200, "\(response.head)")
+            #expect(response.head.headerFields[.server]?.hasPrefix("nginx") == true, "\(response.head)")
+            #expect(response.head.headerFields[ProxyTesting.proxyAgent] == nil, "\(response.head)")
+            #expect(String(decoding: response.value, as: UTF8.self) == "through the https proxy\n")
+            #expect(response.metrics.remotePort == port, "the connection is the proxy's: \(response.metrics)")
+            // HTTP: the request itself goes to the proxy over TLS.
+            let echo = try Fixtures.echo(try await session.request(server.url("/get?via=https-proxy")).validate().data())
+            #expect(echo.headers["via"]?.contains("tinyproxy") == true, "\(echo.headers)")
+            await session.shutdown()
+        }
+    }
+
+    /// Policies under which the proxy is not trusted, by name.
+    private func refusingPolicy(_ name: String) throws -> TrustPolicy {
+        let nginx = try NginxSuiteScope.server()
+        switch name {
+        case "systemTrust": return .systemTrust
+        case "theOriginsCA": return .certificateAuthorities([.file(nginx.caCertificatePath)])
+        case "theOriginsPin": return .publicKeys([nginx.publicKeyPin], validateChain: false)
+        case "aWrongPinOnAVerifiedChain":
+            return .publicKeys([nginx.publicKeyPin]).validatingChain(against: [.file(try proxyCertificates.caCertificate)])
+        default: throw TestServerError("no policy named \(name)")
+        }
+    }
+
+    @Test(arguments: ["systemTrust", "theOriginsCA", "theOriginsPin", "aWrongPinOnAVerifiedChain"])
+    func aProxyItsPolicyRefusesIsAProxyFailureAndNothingReachesTheOrigin(_ policyName: String) async throws {
+        let nginx = try NginxSuiteScope.server()
+        let server = try await Fixtures.server()
+        let policy = try refusingPolicy(policyName)
+        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { port in
+            let session = try session(proxyPort: port, proxyTrust: policy)
+            let proxyName = "https://127.0.0.1:\(port)"
+            let tunnelled = await ProxyTesting.expectProxyFailure(session.request(nginx.url("/via-https-proxy")), naming: proxyName)
+            let reason = tunnelled?.message ?? ""
+            #expect(reason.contains("TLS with the proxy") || reason.contains("matches no pin"), "\(reason)")
+            // A plain-HTTP request never reaches its origin through a proxy that failed its policy.
+            let marker = "/refused-proxy-\(UUID().uuidString)"
+            await ProxyTesting.expectProxyFailure(session.request(server.url(marker)), naming: proxyName)
+            #expect(server.requestCount(path: marker) == 0)
+            await session.shutdown()
+        }
+    }
+
+    @Test func theOriginsTrustNeverVouchesForTheProxy() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        try await ProxyTesting.withHTTPSProxy(certificates) { port in
+            // The session trusts the proxy's CA for origins; the proxy keeps system trust.
+            let both = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate), .file(nginx.caCertificatePath)])
+            let session = try session(proxyPort: port, proxyTrust: .systemTrust, originTrust: both)
+            await ProxyTesting.expectProxyFailure(session.request(nginx.url("/via-https-proxy")), naming: "https://127.0.0.1:\(port)")
+            await session.shutdown()
+        }
+    }
+
+    @Test func theOriginsPoliciesAreCheckedOnTheOriginInsideTheProxysTLS() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        try await ProxyTesting.withHTTPSProxy(certificates) { port in
+            let proxyTrust = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate)])
+            // The origin's own key, pinned after the handshake: the check reads the origin's
+            // connection, not the proxy's.
+            let pinned = try session(
+                proxyPort: port, proxyTrust: proxyTrust,
+                originTrust: .publicKeys([nginx.publicKeyPin]).validatingChain(against: [.file(nginx.caCertificatePath)]))
+            #expect(try await pinned.request(nginx.url("/via-https-proxy")).validate().string() == "through the https proxy\n")
+            await pinned.shutdown()
+            // The proxy's key does not stand for the origin.
+            let proxysKey = try session(
+                proxyPort: port, proxyTrust: proxyTrust, originTrust: .publicKeys([try proxyPin()], validateChain: false))
+            let error = await failure(proxysKey.request(nginx.url("/via-https-proxy")))
+            #expect(error?.kind == .untrustedServer, "\(String(describing: error))")
+            #expect(error?.message.contains("localhost") == true, "\(String(describing: error))")
+            await proxysKey.shutdown()
+        }
+    }
+
+    @Test func aClientCertificateForTheProxyGoesToTheProxyOnly() async throws {
+        let certificates = try proxyCertificates
+        let bed = try TrustTestBedScope.bed()
+        let authority = CertificateSource.file(certificates.caCertificate)
+        let client = ClientCertificate.pem(certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
+        try await ProxyTesting.withHTTPSProxy(certificates, requiringClientCertificates: true) { port in
+            let name = "https://127.0.0.1:\(port)"
+            let without = try session(proxyPort: port, proxyTrust: .certificateAuthorities([authority]), originTrust: .certificateAuthorities([authority]))
+            let refused = await ProxyTesting.expectProxyFailure(without.request(bed.url(.good)), naming: name)
+            #expect(refused?.message.contains("TLS with the proxy") == true, "\(String(describing: refused))")
+            await without.shutdown()
+
+            let with = try session(
+                proxyPort: port, proxyTrust: TrustPolicy.certificateAuthorities([authority]).clientCertificate(client),
+                originTrust: .certificateAuthorities([authority]))
+            #expect(try await with.request(bed.url(.good)).validate().string() == "ok\n")
+            // The origin that asks for a client certificate gets none: the proxy's is the proxy's.
+            let origin = await failure(with.request(bed.url(.mutualTLS)).validate())
+            #expect(origin?.status?.code == 400, "\(String(describing: origin))")
+            await with.shutdown()
+        }
+    }
+
+    @Test func proxyTrustThatCannotWorkIsAClearError() async throws {
+        let server = try await Fixtures.server()
+        let nginx = try NginxSuiteScope.server()
+        let cases: [(ProxyConfiguration, String)] = [
+            (.explicit(.https, host: "127.0.0.1", port: 9, trust: .custom { _ in .trust }), "custom evaluation"),
+            (.explicit(.https, host: "127.0.0.1", port: 9, trust: .fingerprints([.sha256(String(repeating: "AB", count: 32))])), "fingerprints"),
+            (.explicit(.https, host: "127.0.0.1", port: 9, trust: .certificates([.file(nginx.caCertificatePath)])), "pinned certificates"),
+            (.explicit(.http, host: "127.0.0.1", port: 9, trust: .certificateAuthorities([.file(nginx.caCertificatePath)])), "not an https proxy"),
+            (.explicit(.https, host: "127.0.0.1", port: 9, trust: .certificateAuthorities([.file("/nonexistent/proxy-ca.pem")])), "/nonexistent/proxy-ca.pem"),
+            (.explicit(.https, host: "127.0.0.1", port: 9, trust: .publicKeys(["sha1//abc"])), "sha256//"),
+        ]
+        for (proxy, phrase) in cases {
+            // As the session's proxy and as a request's own.
+            let session = ProxyTesting.session(proxy)
+            var options = RequestOptions()
+            options.proxy = proxy
+            for error in [await failure(session.request(server.url("/get"))), await failure(ProxyTests.direct.request(server.url("/get"), options: options))] {
+                #expect(error?.kind == .invalidRequest, "\(phrase): \(String(describing: error))")
+                #expect(error?.message.contains(phrase) == true, "\(phrase): \(String(describing: error))")
+            }
+            await session.shutdown()
+        }
+    }
+}
