@@ -18,12 +18,20 @@ struct HTTPSProxyTests {
     /// A session through the HTTPS proxy on `port`, trusting it by `proxyTrust`, and the origins
     /// (nginx) by their own CA unless `originTrust` says otherwise.
     private func session(
-        proxyPort port: Int, proxyTrust: TrustPolicy, originTrust: TrustPolicy? = nil
+        proxyPort port: Int, proxyTrust: TrustPolicy, originTrust: TrustPolicy? = nil,
+        httpVersion: HTTPVersionPreference? = nil
     ) throws -> Session {
         let nginx = try NginxSuiteScope.server()
         return ProxyTesting.session(
             .explicit(.https, host: "127.0.0.1", port: port, trust: proxyTrust),
-            originTrust: originTrust ?? .certificateAuthorities([.file(nginx.caCertificatePath)]))
+            originTrust: originTrust ?? .certificateAuthorities([.file(nginx.caCertificatePath)]), httpVersion: httpVersion)
+    }
+
+    /// Options that send a request through the HTTPS proxy at `port`, trusted by `trust`.
+    private func through(_ port: Int, trust: TrustPolicy) -> RequestOptions {
+        var options = RequestOptions()
+        options.proxy = .explicit(.https, host: "127.0.0.1", port: port, trust: trust)
+        return options
     }
 
     /// The proxy's certificates (the trust test bed's).
@@ -56,7 +64,8 @@ struct HTTPSProxyTests {
         let nginx = try NginxSuiteScope.server()
         let server = try await Fixtures.server()
         let policy = try acceptingPolicy(policyName)
-        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { port in
+        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { front in
+            let port = front.port
             let session = try session(proxyPort: port, proxyTrust: policy)
             // HTTPS: a CONNECT tunnel inside the TLS to the proxy; the response is the origin's.
             let response = try await session.request(nginx.url("/via-https-proxy")).response
@@ -90,7 +99,8 @@ struct HTTPSProxyTests {
         let nginx = try NginxSuiteScope.server()
         let server = try await Fixtures.server()
         let policy = try refusingPolicy(policyName)
-        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { port in
+        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { front in
+            let port = front.port
             let session = try session(proxyPort: port, proxyTrust: policy)
             let proxyName = "https://127.0.0.1:\(port)"
             let tunnelled = await ProxyTesting.expectProxyFailure(session.request(nginx.url("/via-https-proxy")), naming: proxyName)
@@ -107,7 +117,8 @@ struct HTTPSProxyTests {
     @Test func theOriginsTrustNeverVouchesForTheProxy() async throws {
         let nginx = try NginxSuiteScope.server()
         let certificates = try proxyCertificates
-        try await ProxyTesting.withHTTPSProxy(certificates) { port in
+        try await ProxyTesting.withHTTPSProxy(certificates) { front in
+            let port = front.port
             // The session trusts the proxy's CA for origins; the proxy keeps system trust.
             let both = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate), .file(nginx.caCertificatePath)])
             let session = try session(proxyPort: port, proxyTrust: .systemTrust, originTrust: both)
@@ -119,7 +130,8 @@ struct HTTPSProxyTests {
     @Test func theOriginsPoliciesAreCheckedOnTheOriginInsideTheProxysTLS() async throws {
         let nginx = try NginxSuiteScope.server()
         let certificates = try proxyCertificates
-        try await ProxyTesting.withHTTPSProxy(certificates) { port in
+        try await ProxyTesting.withHTTPSProxy(certificates) { front in
+            let port = front.port
             let proxyTrust = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate)])
             // The origin's own key, pinned after the handshake: the check reads the origin's
             // connection, not the proxy's.
@@ -143,7 +155,8 @@ struct HTTPSProxyTests {
         let bed = try TrustTestBedScope.bed()
         let authority = CertificateSource.file(certificates.caCertificate)
         let client = ClientCertificate.pem(certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
-        try await ProxyTesting.withHTTPSProxy(certificates, requiringClientCertificates: true) { port in
+        try await ProxyTesting.withHTTPSProxy(certificates, requiringClientCertificates: true) { front in
+            let port = front.port
             let name = "https://127.0.0.1:\(port)"
             let without = try session(proxyPort: port, proxyTrust: .certificateAuthorities([authority]), originTrust: .certificateAuthorities([authority]))
             let refused = await ProxyTesting.expectProxyFailure(without.request(bed.url(.good)), naming: name)
@@ -181,6 +194,82 @@ struct HTTPSProxyTests {
                 #expect(error?.kind == .invalidRequest, "\(phrase): \(String(describing: error))")
                 #expect(error?.message.contains(phrase) == true, "\(phrase): \(String(describing: error))")
             }
+            await session.shutdown()
+        }
+    }
+
+    // MARK: Pooled handles, connections and TLS sessions
+
+    /// One handle serves these requests in turn, and the trusted connection stays open: the
+    /// session's system trust must still refuse the proxy after a request trusted it.
+    @Test func aRequestsProxyTrustNeverStaysOnThePooledHandleOrItsConnection() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        try await ProxyTesting.withHTTPSProxy(certificates) { front in
+            let session = try session(proxyPort: front.port, proxyTrust: .systemTrust)
+            let trusting = through(front.port, trust: .certificateAuthorities([.file(certificates.caCertificate)]))
+            for _ in 0..<2 {
+                let body = try await session.request(nginx.url("/via-https-proxy"), options: trusting).validate().string()
+                #expect(body == "through the https proxy\n")
+                await ProxyTesting.expectProxyFailure(
+                    session.request(nginx.url("/via-https-proxy")), naming: "https://127.0.0.1:\(front.port)")
+            }
+            await session.shutdown()
+        }
+    }
+
+    /// The proxy asks for a client certificate: a request's certificate, and a request's pin,
+    /// are gone from the handle (and its connection unused) for the next request.
+    @Test func aProxyClientCertificateOrPinNeverStaysOnThePooledHandle() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        let authorities = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate)])
+        let client = ClientCertificate.pem(certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
+        try await ProxyTesting.withHTTPSProxy(certificates, requiringClientCertificates: true) { front in
+            let name = "https://127.0.0.1:\(front.port)"
+            let session = try session(proxyPort: front.port, proxyTrust: authorities)
+            let withCertificate = through(front.port, trust: authorities.clientCertificate(client))
+            let wrongPin = through(
+                front.port,
+                trust: TrustPolicy.publicKeys([nginx.publicKeyPin]).validatingChain(against: [.file(certificates.caCertificate)])
+                    .clientCertificate(client))
+            let url = nginx.url("/via-https-proxy")
+            #expect(try await session.request(url, options: withCertificate).validate().string() == "through the https proxy\n")
+            await ProxyTesting.expectProxyFailure(session.request(url), naming: name)
+            let pinned = await ProxyTesting.expectProxyFailure(session.request(url, options: wrongPin), naming: name)
+            #expect(pinned?.message.contains("matches no pin") == true, "\(String(describing: pinned))")
+            #expect(try await session.request(url, options: withCertificate).validate().string() == "through the https proxy\n")
+            await session.shutdown()
+        }
+    }
+
+    /// libcurl caches the proxy's TLS session for new connections of the session: under the
+    /// policy that made it, it is resumed (stunnel logs it); under another, a request gets a
+    /// full handshake — and fails, where a resumed session would have skipped the check.
+    @Test func aProxysTLSSessionIsResumedOnlyUnderThePolicyThatMadeIt() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        try await ProxyTesting.withHTTPSProxy(certificates) { front in
+            // HTTP/1.1 and `Connection: close`: nginx ends each tunnel, so each request needs a
+            // new connection, with a TLS handshake to the proxy.
+            let session = try session(
+                proxyPort: front.port, proxyTrust: .certificateAuthorities([.file(certificates.caCertificate)]),
+                httpVersion: .http1_1)
+            let close: HTTPFields = [.connection: "close"]
+            let url = nginx.url("/via-https-proxy")
+            _ = try await session.request(url, headers: close).validate().data()
+            _ = try await session.request(url, headers: close).validate().data()
+            let made = try await front.handshakes(reaching: 2)
+            #expect(made.new == 1 && made.resumed == 1, "the control: a resumed session under the same policy, \(made)")
+            for policy in [
+                TrustPolicy.certificateAuthorities([.file(nginx.caCertificatePath)]),
+                .publicKeys([nginx.publicKeyPin]).validatingChain(against: [.file(certificates.caCertificate)]),
+            ] {
+                await ProxyTesting.expectProxyFailure(
+                    session.request(url, headers: close, options: through(front.port, trust: policy)),
+                    naming: "https://127.0.0.1:\(front.port)")
+            }
+            #expect(front.handshakes().resumed == 1, "\(front.handshakes())")
             await session.shutdown()
         }
     }

@@ -44,4 +44,30 @@ struct ProxyIsolationTests {
             await session.shutdown()
         }
     }
+
+    /// libcurl keeps connections by where they lead: a tunnel through one proxy is never taken
+    /// for a request through another, nor for a direct one, nor for one through a proxy that
+    /// is down (whose request must fail, naming it).
+    @Test func aConnectionThroughOneProxyNeverCarriesARequestForAnotherOrADirectOne() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let dead = try closedLoopbackPort()
+        try await ProxyTesting.withProxy(.tinyproxy) { first in
+            try await ProxyTesting.withProxy(.tinyproxy) { second in
+                let session = ProxyTesting.session(.none, caCertificate: nginx.caCertificatePath)
+                let viaFirst = try await session.request(nginx.url("/isolated"), options: through(first.port)).response
+                #expect(viaFirst.metrics.remotePort == first.port, "\(viaFirst.metrics)")
+                // The control: a request through the same proxy rides the open tunnel.
+                let again = try await session.request(nginx.url("/isolated"), options: through(first.port)).response
+                #expect(again.metrics.connectionReused && again.metrics.remotePort == first.port, "\(again.metrics)")
+
+                let viaSecond = try await session.request(nginx.url("/isolated"), options: through(second.port)).response
+                #expect(viaSecond.metrics.remotePort == second.port && !viaSecond.metrics.connectionReused, "\(viaSecond.metrics)")
+                let direct = try await session.request(nginx.url("/isolated")).response
+                #expect(direct.metrics.remotePort == nginx.port && !direct.metrics.connectionReused, "\(direct.metrics)")
+                await ProxyTesting.expectProxyFailure(
+                    session.request(nginx.url("/isolated"), options: through(dead)), naming: "http://127.0.0.1:\(dead)")
+                await session.shutdown()
+            }
+        }
+    }
 }

@@ -46,18 +46,18 @@ enum ProxyTesting {
 
     /// Runs `body` with an HTTPS proxy started for it — stunnel terminating TLS (with the trust
     /// test certificates' `good` leaf, for `localhost` and `127.0.0.1`) in front of tinyproxy —
-    /// and stops both afterwards. Gives `body` the TLS port. With `requiringClientCertificates`,
+    /// and stops both afterwards. Gives `body` the TLS front (its port is the proxy's). With `requiringClientCertificates`,
     /// the proxy takes only clients with a certificate of the client CA.
     static func withHTTPSProxy(
         _ certificates: TrustCertificates, requiringClientCertificates: Bool = false, username: String? = nil,
-        password: String? = nil, _ body: (Int) async throws -> Void
+        password: String? = nil, _ body: (TLSFront) async throws -> Void
     ) async throws {
         try await withProxy(.tinyproxy, username: username, password: password) { proxy in
             let front = try await TLSFront.start(
                 forwardingTo: proxy.port, certificate: certificates.goodChain, key: certificates.goodKey,
                 clientCA: requiringClientCertificates ? certificates.clientCA : nil)
             do {
-                try await body(front.port)
+                try await body(front)
             } catch {
                 Issue.record(error)
             }

@@ -147,3 +147,54 @@ extension ProxyTunnelTests {
         await wire.shutdown()
     }
 }
+
+extension ProxyTunnelTests {
+    /// Proxy credentials are for the proxy: nginx at the end of a tunnel, the test server behind
+    /// tinyproxy, and the test server behind microsocks (which forwards bytes as they are) see
+    /// neither `Proxy-Authorization` nor `Authorization`.
+    @Test func proxyCredentialsNeverReachTheOrigin() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let server = try await Fixtures.server()
+        try await ProxyTesting.withProxy(.tinyproxy, username: "curlew", password: ProxyTesting.password) { proxy in
+            let session = ProxyTesting.session(
+                .explicit(.http, host: "127.0.0.1", port: proxy.port, username: "curlew", password: ProxyTesting.password),
+                caCertificate: nginx.caCertificatePath)
+            let seen = try await session.request(nginx.url("/request-headers")).validate().string()
+            #expect(seen == "proxy-authorization=[] authorization=[]\n", "\(seen)")
+            let echo = try Fixtures.echo(try await session.request(server.url("/get?via=tinyproxy")).validate().data())
+            #expect(echo.headers["via"]?.contains("tinyproxy") == true, "\(echo.headers)")
+            #expect(echo.headers["proxy-authorization"] == nil && echo.headers["authorization"] == nil, "\(echo.headers)")
+            await session.shutdown()
+        }
+        try await ProxyTesting.withProxy(.microsocks, username: "curlew", password: ProxyTesting.password) { proxy in
+            let session = ProxyTesting.session(
+                .explicit(.socks5, host: "127.0.0.1", port: proxy.port, username: "curlew", password: ProxyTesting.password))
+            let echo = try Fixtures.echo(try await session.request(server.url("/get?via=socks")).validate().data())
+            let names = echo.headerLines.compactMap { $0.first?.lowercased() }
+            #expect(!names.contains("proxy-authorization") && !names.contains("authorization"), "\(names)")
+            #expect(!echo.headerLines.contains { $0.last?.contains(ProxyTesting.password) == true }, "\(echo.headerLines)")
+            await session.shutdown()
+        }
+    }
+
+    /// A redirect to a host the proxy is bypassed for goes there directly, without the
+    /// proxy's credentials (libcurl sends them to a proxy only).
+    @Test func proxyCredentialsNeverFollowARedirectToABypassedHost() async throws {
+        let server = try await Fixtures.server()
+        try await ProxyTesting.withProxy(.tinyproxy, username: "curlew", password: ProxyTesting.password) { proxy in
+            let session = ProxyTesting.session(
+                .explicit(
+                    .http, host: "127.0.0.1", port: proxy.port, username: "curlew", password: ProxyTesting.password,
+                    bypassing: ["localhost"]))
+            let target = server.localhostURL("/get?hop=2").absoluteString
+            let url = server.url("/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+            let response = try await session.request(url).validate().response
+            let echo = try Fixtures.echo(response.value)
+            #expect(echo.url.hasPrefix(target), "\(echo.url)")
+            #expect(response.redirects.count == 1)
+            #expect(echo.headers["via"] == nil, "the second hop went direct: \(echo.headers)")
+            #expect(echo.headers["proxy-authorization"] == nil && echo.headers["authorization"] == nil, "\(echo.headers)")
+            await session.shutdown()
+        }
+    }
+}

@@ -41,8 +41,10 @@ public final class TLSFront: Sendable {
         for _ in 0..<5 {
             do {
                 let port = try NginxServer.freeLoopbackPort()
+                // Level 6 logs each handshake as a new or a resumed session (see ``handshakes()``).
                 var lines = [
-                    "foreground = yes", "pid =", "debug = 3", "[front]", "accept = 127.0.0.1:\(port)",
+                    "foreground = yes", "pid =", "debug = 6", "output = \(directory.appendingPathComponent("stunnel.log").path)",
+                    "[front]", "accept = 127.0.0.1:\(port)",
                     "connect = 127.0.0.1:\(target)", "cert = \(certificate)", "key = \(key)",
                 ]
                 if let clientCA { lines += ["verifyChain = yes", "CAfile = \(clientCA)"] }
@@ -65,6 +67,31 @@ public final class TLSFront: Sendable {
         }
         try? FileManager.default.removeItem(at: directory)
         throw lastError ?? TestServerError("stunnel did not start")
+    }
+
+    /// The TLS handshakes stunnel completed so far: with a new session, and resuming one.
+    public func handshakes() -> (new: Int, resumed: Int) {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("stunnel.log"), encoding: .utf8)) ?? ""
+        let lines = log.split(separator: "\n")
+        return (
+            lines.filter { $0.contains("TLS accepted: new session negotiated") }.count,
+            lines.filter { $0.contains("TLS accepted: previous session reused") }.count
+        )
+    }
+
+    /// ``handshakes()`` once there are `total` of them. stunnel logs a handshake before it
+    /// forwards a byte, so a client that got its response finds it there; the wait only covers
+    /// a slow log write, and ends with an error (a hang) after `timeout`.
+    public func handshakes(reaching total: Int, within timeout: Duration = .seconds(10)) async throws -> (new: Int, resumed: Int) {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let counted = handshakes()
+            if counted.new + counted.resumed >= total { return counted }
+            if ContinuousClock.now >= deadline {
+                throw TestServerError("hung: stunnel logged \(counted) handshakes, not \(total), within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Stops stunnel (and with it every connection it forwards) and removes its files.

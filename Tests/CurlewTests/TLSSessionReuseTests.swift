@@ -1,0 +1,77 @@
+import Curlew
+import Foundation
+import HTTPTypes
+import Testing
+import Synchronization
+import TestServer
+
+/// libcurl's TLS session cache under trust policies, seen from nginx (`$ssl_session_reused`
+/// at `/tls-session`: `r` resumed, `.` new). Every request closes its connection
+/// (`Connection: close` over HTTP/1.1), so each makes a new one with a handshake.
+@Suite(
+    "TLS session reuse under trust policies", .enabled(if: NginxServer.isAvailable, "nginx is not installed"), .nginx())
+struct TLSSessionReuseTests {
+    private func session(_ policy: TrustPolicy) -> Session {
+        var configuration = SessionConfiguration()
+        configuration.trust = TrustConfiguration(default: policy)
+        configuration.httpVersion = .http1_1
+        return Session(configuration: configuration)
+    }
+
+    /// Whether nginx resumed the TLS session of a new connection for this request.
+    private func resumed(_ session: Session, _ nginx: NginxServer) async throws -> Bool {
+        let text = try await session.request(nginx.url("/tls-session"), headers: [.connection: "close"]).validate().string()
+        #expect(text == "r\n" || text == ".\n", "\(text)")
+        return text == "r\n"
+    }
+
+    /// Pins, fingerprints and custom evaluations check the chain OpenSSL verified, which a
+    /// resumed session does not have: such a policy never resumes (nor stores) a session, so
+    /// each connection's check sees the whole chain. Plain CA policies do resume.
+    @Test func onlyPoliciesWithoutACheckAfterTheHandshakeResumeSessions() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let authority = CertificateSource.file(nginx.caCertificatePath)
+        let plain = session(.certificateAuthorities([authority]))
+        #expect(try await !resumed(plain, nginx))
+        #expect(try await resumed(plain, nginx), "the control: a plain CA policy resumes its session")
+        await plain.shutdown()
+
+        let chainLengths = ChainLengths()
+        for policy in [
+            TrustPolicy.publicKeys([nginx.publicKeyPin]).validatingChain(against: [authority]),
+            TrustPolicy.custom { trust in
+                chainLengths.append(trust.certificates.count)
+                return .trust
+            }.validatingChain(against: [authority]),
+        ] {
+            let checked = session(policy)
+            for _ in 0..<3 {
+                #expect(try await !resumed(checked, nginx), "\(policy)")
+            }
+            await checked.shutdown()
+        }
+        // Leaf and CA, on every connection: never a resumed session's leaf alone.
+        #expect(chainLengths.values == [2, 2, 2], "\(chainLengths.values)")
+    }
+
+    /// Each Curlew session has its own cache: a server that serves many users with one
+    /// session per user never resumes one user's TLS session for another.
+    @Test func sessionsNeverShareTLSSessions() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let policy = TrustPolicy.certificateAuthorities([.file(nginx.caCertificatePath)])
+        let first = session(policy)
+        #expect(try await !resumed(first, nginx))
+        #expect(try await resumed(first, nginx), "the control: the first session resumes its own")
+        let second = session(policy)
+        #expect(try await !resumed(second, nginx))
+        await first.shutdown()
+        await second.shutdown()
+    }
+}
+
+/// The chain lengths a custom evaluation saw, from the curl thread.
+private final class ChainLengths: Sendable {
+    private let storage = Mutex<[Int]>([])
+    func append(_ length: Int) { storage.withLock { $0.append(length) } }
+    var values: [Int] { storage.withLock { $0 } }
+}
