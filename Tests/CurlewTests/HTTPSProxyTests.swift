@@ -198,6 +198,38 @@ struct HTTPSProxyTests {
         }
     }
 
+    /// `cURLDescription()` gives the proxy's trust as curl's `--proxy-*` flags, never a
+    /// passphrase, and the command it prints goes through the same proxy.
+    @Test func cURLDescriptionCarriesTheProxysTrustWithoutItsSecrets() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        let authorities = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate)])
+        try await ProxyTesting.withHTTPSProxy(certificates, requiringClientCertificates: true) { front in
+            let client = ClientCertificate.pem(certificateFile: certificates.clientCertificate, keyFile: certificates.clientKey)
+            let session = try session(proxyPort: front.port, proxyTrust: authorities.clientCertificate(client))
+            let command = session.request(nginx.url("/via-https-proxy")).cURLDescription()
+            #expect(command.contains("-x 'https://127.0.0.1:\(front.port)' --proxy-cacert '\(certificates.caCertificate)'"), "\(command)")
+            #expect(command.contains("--proxy-cert '\(certificates.clientCertificate)'"), "\(command)")
+            #expect(command.contains("--cacert '\(nginx.caCertificatePath)'"), "\(command)")
+            let shell = try await ChildProcess.run("/bin/sh", ["-c", command + " --silent --show-error"])
+            #expect(shell.status == 0, "\(shell.errorText)")
+            #expect(shell.text == "through the https proxy\n", "\(shell.text)")
+            await session.shutdown()
+
+            let encrypted = ClientCertificate.pem(
+                certificateFile: certificates.clientCertificate, keyFile: certificates.clientKeyEncrypted,
+                passphrase: TrustCertificates.clientPassphrase)
+            let pinned = try self.session(
+                proxyPort: front.port,
+                proxyTrust: TrustPolicy.publicKeys([try proxyPin()]).validatingChain(against: [.file(certificates.caCertificate)])
+                    .clientCertificate(encrypted))
+            let printed = pinned.request(nginx.url("/via-https-proxy")).cURLDescription()
+            #expect(printed.contains("--proxy-pinnedpubkey '\(try proxyPin())'") && printed.contains("--proxy-pass '***'"), "\(printed)")
+            #expect(!printed.contains(TrustCertificates.clientPassphrase), "\(printed)")
+            await pinned.shutdown()
+        }
+    }
+
     // MARK: Pooled handles, connections and TLS sessions
 
     /// One handle serves these requests in turn, and the trusted connection stays open: the

@@ -18,19 +18,23 @@ enum CURLCommand {
             var arguments = ["-x", quote(proxy.displayURL ?? "")]
             if let username { arguments += ["-U", quote(username + (password == nil ? "" : ":" + Redaction.placeholder))] }
             if !bypassing.isEmpty { arguments += ["--noproxy", quote(bypassing.joined(separator: ","))] }
+            if proxy.isExplicitHTTPS { arguments += trustArguments(proxy.trust.policy, forProxy: true) }
             return arguments
         }
     }
 
     /// curl's flags for what a trust policy does that curl can do too; pins by certificate,
     /// fingerprints and custom evaluations have no curl flag and only drop `--insecure` in.
-    static func trustArguments(_ policy: TrustPolicy) -> [String] {
+    /// `forProxy` gives curl's flags for an HTTPS proxy's own TLS (`--proxy-cacert`, …), which
+    /// have no minimum-version flag beyond TLS 1.0.
+    static func trustArguments(_ policy: TrustPolicy, forProxy: Bool = false) -> [String] {
         var parts: [String] = []
+        func flag(_ name: String) -> String { forProxy ? "--proxy-" + name : "--" + name }
         func caArguments(_ sources: [CertificateSource]) {
             for source in sources {
                 switch source.storage {
-                case .file(let path): parts += ["--cacert", quote(path)]
-                case .directory(let path): parts += ["--capath", quote(path)]
+                case .file(let path): parts += [flag("cacert"), quote(path)]
+                case .directory(let path): parts += [flag("capath"), quote(path)]
                 case .pem, .der: break
                 }
             }
@@ -39,21 +43,23 @@ enum CURLCommand {
         case .system(let additional): caArguments(additional)
         case .certificateAuthorities(let sources): caArguments(sources)
         case .publicKeys(let pins, let validateChain):
-            if !validateChain { parts.append("--insecure") }
-            parts += ["--pinnedpubkey", quote(pins.joined(separator: ";"))]
+            if !validateChain { parts.append(flag("insecure")) }
+            parts += [flag("pinnedpubkey"), quote(pins.joined(separator: ";"))]
         case .certificates(_, let validateChain), .fingerprints(_, let validateChain), .custom(let validateChain, _):
-            if !validateChain { parts.append("--insecure") }
-        case .disabled: parts.append("--insecure")
+            if !validateChain { parts.append(flag("insecure")) }
+        case .disabled: parts.append(flag("insecure"))
         }
-        if policy.minimumTLSVersion == .v1_3 { parts.append("--tlsv1.3") }
+        // The certificate authorities a pin's chain is validated against (`validatingChain(against:)`).
+        if let authorities = policy.chainAuthorities { caArguments(authorities) }
+        if policy.minimumTLSVersion == .v1_3, !forProxy { parts.append("--tlsv1.3") }
         if let certificate = policy.clientCertificate {
             if case .file(let path) = certificate.certificate {
-                parts += ["--cert", quote(path), "--cert-type", certificate.format.rawValue]
+                parts += [flag("cert"), quote(path), flag("cert-type"), certificate.format.rawValue]
             }
             if case .file(let path)? = certificate.key {
-                parts += ["--key", quote(path), "--key-type", certificate.keyFormat.rawValue]
+                parts += [flag("key"), quote(path), flag("key-type"), certificate.keyFormat.rawValue]
             }
-            if certificate.passphrase != nil { parts += ["--pass", quote("***")] }
+            if certificate.passphrase != nil { parts += [flag("pass"), quote("***")] }
         }
         return parts
     }
