@@ -77,23 +77,28 @@ extension ProxyTunnelTests {
         #expect(error?.status == nil, "\(String(describing: error))", sourceLocation: sourceLocation)
     }
 
-    @Test func aTunnelRefusedForMissingCredentialsIsAProxyFailureNaming407() async throws {
-        let nginx = try NginxSuiteScope.server()
-        try await ProxyTesting.withProxy(.tinyproxy, username: "curlew", password: ProxyTesting.password) { proxy in
-            let session = ProxyTesting.session(
-                .explicit(.http, host: "127.0.0.1", port: proxy.port), caCertificate: nginx.caCertificatePath)
-            await expectRefusal(session.request(nginx.url("/tunnelled-file")), proxyPort: proxy.port, status: 407)
-            await session.shutdown()
-        }
+    /// How tinyproxy is made to refuse a tunnel, by the status it answers.
+    enum Refusal: Int, Sendable, CaseIterable {
+        /// It wants credentials the request does not give.
+        case missingCredentials = 407
+        /// `ConnectPort` lets `CONNECT` reach another port only.
+        case forbiddenPort = 403
+        /// The origin's port is closed: tinyproxy answers 500 "Unable to connect".
+        case deadOrigin = 500
     }
 
-    @Test func aTunnelToAForbiddenPortIsAProxyFailureNaming403() async throws {
+    @Test(arguments: Refusal.allCases)
+    func aTunnelTinyproxyRefusesIsAProxyFailureNamingItsStatus(_ refusal: Refusal) async throws {
         let nginx = try NginxSuiteScope.server()
-        // tinyproxy lets CONNECT reach only the listed port, which is not nginx's.
-        try await ProxyTesting.withProxy(.tinyproxy, allowingConnectTo: [nginx.port == 443 ? 444 : 443]) { proxy in
+        let credentials = refusal == .missingCredentials ? ("curlew", ProxyTesting.password) : nil
+        let target = refusal == .deadOrigin ? URL(string: "https://127.0.0.1:\(try closedLoopbackPort())/")! : nginx.url("/tunnelled-file")
+        try await ProxyTesting.withProxy(
+            .tinyproxy, username: credentials?.0, password: credentials?.1,
+            allowingConnectTo: refusal == .forbiddenPort ? [nginx.port == 443 ? 444 : 443] : nil
+        ) { proxy in
             let session = ProxyTesting.session(
                 .explicit(.http, host: "127.0.0.1", port: proxy.port), caCertificate: nginx.caCertificatePath)
-            await expectRefusal(session.request(nginx.url("/tunnelled-file")), proxyPort: proxy.port, status: 403)
+            await expectRefusal(session.request(target), proxyPort: proxy.port, status: refusal.rawValue)
             await session.shutdown()
         }
     }
@@ -110,16 +115,6 @@ extension ProxyTunnelTests {
             let error = await failure(session.request(nginx.url("/tunnelled-file")))
             #expect(error?.kind == .proxyFailure, "\(String(describing: error))")
             #expect(error?.message.contains("(403)") == true, "\(String(describing: error))")
-            await session.shutdown()
-        }
-    }
-
-    @Test func aTunnelToADeadOriginIsAProxyFailureNamingTheProxysStatus() async throws {
-        let dead = try closedLoopbackPort()
-        try await ProxyTesting.withProxy(.tinyproxy) { proxy in
-            let session = ProxyTesting.session(.explicit(.http, host: "127.0.0.1", port: proxy.port))
-            // tinyproxy answers a CONNECT it cannot complete with 500 "Unable to connect".
-            await expectRefusal(session.request("https://127.0.0.1:\(dead)/"), proxyPort: proxy.port, status: 500)
             await session.shutdown()
         }
     }

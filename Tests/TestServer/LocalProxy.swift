@@ -34,29 +34,16 @@ public final class LocalProxy: Sendable {
     ) async throws -> LocalProxy {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: (any Error)?
-        // A port chosen free may be taken before the proxy binds it; try a few times.
-        for _ in 0..<5 {
-            do {
-                let port = try NginxServer.freeLoopbackPort()
-                let process = try launch(
+        do {
+            let (port, process) = try await SpawnedProcess.startListening("\(program)") { port in
+                try launch(
                     program, port: port, username: username, password: password, connectPorts: connectPorts, in: directory)
-                for _ in 0..<250 {
-                    if !process.isRunning { break }
-                    if NginxServer.canConnect(port: port) {
-                        return LocalProxy(port: port, process: process, directory: directory)
-                    }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                process.send(SIGKILL)
-                _ = await process.waitForExit()
-                lastError = TestServerError("\(program) did not listen on port \(port)")
-            } catch {
-                lastError = error
             }
+            return LocalProxy(port: port, process: process, directory: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        try? FileManager.default.removeItem(at: directory)
-        throw lastError ?? TestServerError("\(program) did not start")
     }
 
     private static func launch(

@@ -36,37 +36,24 @@ public final class TLSFront: Sendable {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-tls-front-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: (any Error)?
-        // A port chosen free may be taken before stunnel binds it; try a few times.
-        for _ in 0..<5 {
-            do {
-                let port = try NginxServer.freeLoopbackPort()
+        do {
+            let (port, process) = try await SpawnedProcess.startListening("stunnel") { port in
                 // Level 6 logs each handshake as a new or a resumed session (see ``handshakes()``).
                 var lines = [
                     "foreground = yes", "pid =", "debug = 6", "output = \(directory.appendingPathComponent("stunnel.log").path)",
-                    "[front]", "accept = 127.0.0.1:\(port)",
-                    "connect = 127.0.0.1:\(target)", "cert = \(certificate)", "key = \(key)",
+                    "[front]", "accept = 127.0.0.1:\(port)", "connect = 127.0.0.1:\(target)", "cert = \(certificate)",
+                    "key = \(key)",
                 ]
                 if let clientCA { lines += ["verifyChain = yes", "CAfile = \(clientCA)"] }
                 let configuration = directory.appendingPathComponent("stunnel-\(port).conf")
                 try (lines.joined(separator: "\n") + "\n").write(to: configuration, atomically: true, encoding: .utf8)
-                let process = try SpawnedProcess(executable: stunnelPath, arguments: [configuration.path])
-                for _ in 0..<250 {
-                    if !process.isRunning { break }
-                    if NginxServer.canConnect(port: port) {
-                        return TLSFront(port: port, process: process, directory: directory)
-                    }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                process.send(SIGKILL)
-                _ = await process.waitForExit()
-                lastError = TestServerError("stunnel did not listen on port \(port)")
-            } catch {
-                lastError = error
+                return try SpawnedProcess(executable: stunnelPath, arguments: [configuration.path])
             }
+            return TLSFront(port: port, process: process, directory: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        try? FileManager.default.removeItem(at: directory)
-        throw lastError ?? TestServerError("stunnel did not start")
     }
 
     /// The TLS handshakes stunnel completed so far: with a new session, and resuming one.
