@@ -1,6 +1,7 @@
 @testable import Curlew
 import Foundation
 import HTTPTypes
+import Logging
 import Testing
 import TestServer
 
@@ -171,6 +172,28 @@ struct HTTPSProxyTests {
             let origin = await failure(with.request(bed.url(.mutualTLS)).validate())
             #expect(origin?.status?.code == 400, "\(String(describing: origin))")
             await with.shutdown()
+        }
+    }
+
+    /// No evaluation at all takes any proxy, and says so once per session and proxy.
+    @Test func anUnevaluatedProxyIsTakenAndLoggedOnce() async throws {
+        let nginx = try NginxSuiteScope.server()
+        try await ProxyTesting.withHTTPSProxy(try proxyCertificates) { front in
+            let messages = Recorder<(Logger.Level, String)>()
+            var configuration = SessionConfiguration()
+            let insecure = TrustPolicy.insecureNoEvaluation(reason: "lab proxy with a throwaway certificate")
+            configuration.proxy = .explicit(.https, host: "127.0.0.1", port: front.port, trust: insecure)
+            configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(nginx.caCertificatePath)]))
+            configuration.logger = Logger(label: "test") { _ in CapturingLogHandler(messages: messages) }
+            let session = Session(configuration: configuration)
+            for _ in 0..<2 {
+                _ = try await session.request(nginx.url("/via-https-proxy")).validate().data()
+                _ = try await session.request(nginx.url("/via-https-proxy"), options: through(front.port, trust: insecure)).validate().data()
+            }
+            let warnings = messages.all.filter { $0.0 == .warning && $0.1.contains("OFF for the proxy") }
+            #expect(warnings.count == 1, "\(messages.all)")
+            #expect(warnings.first?.1.contains("https://127.0.0.1:\(front.port): lab proxy with a throwaway certificate") == true)
+            await session.shutdown()
         }
     }
 

@@ -119,6 +119,29 @@ extension ProxyTunnelTests {
         }
     }
 
+    /// A hostile proxy answers `CONNECT` with a `200` carrying `Set-Cookie`, then hangs up
+    /// before any TLS: the cookie is the proxy's, and never stored for the origin.
+    @Test func aProxysAnswerToCONNECTNeverSetsCookiesForTheOrigin() async throws {
+        let wire = try await WireServer.start()
+        let jar = CookieJar()
+        var configuration = SessionConfiguration()
+        configuration.proxy = .explicit(.http, host: "127.0.0.1", port: wire.port)
+        configuration.cookieJar = jar
+        let session = Session(configuration: configuration)
+        let origin = URL(string: "https://origin.invalid:8443/account")!
+        async let outcome = failure(session.request(origin))
+        let connection = try await wire.nextConnection()
+        _ = await connection.readHead()
+        try await connection.send(
+            "HTTP/1.1 200 Connection established\r\nSet-Cookie: session=planted-by-proxy; Path=/\r\n\r\n")
+        await connection.close()
+        let error = await outcome
+        #expect(error != nil, "no TLS came through the tunnel")
+        #expect(jar.cookies(for: origin).isEmpty, "\(jar.cookies(for: origin))")
+        await session.shutdown()
+        await wire.shutdown()
+    }
+
     /// A scripted proxy on the wire server answers `CONNECT` with 502 (tinyproxy has no such
     /// answer); what the client sent it is checked byte for byte.
     @Test func aBadGatewayAnswerToCONNECTIsAProxyFailureNaming502() async throws {

@@ -18,9 +18,11 @@ struct TLSSessionReuseTests {
         return Session(configuration: configuration)
     }
 
-    /// Whether nginx resumed the TLS session of a new connection for this request.
-    private func resumed(_ session: Session, _ nginx: NginxServer) async throws -> Bool {
-        let text = try await session.request(nginx.url("/tls-session"), headers: [.connection: "close"]).validate().string()
+    /// Whether nginx resumed the TLS session of a new connection for this request (to `host`,
+    /// `localhost` unless given).
+    private func resumed(_ session: Session, _ nginx: NginxServer, host: String = "localhost") async throws -> Bool {
+        let url = URL(string: "https://\(host):\(nginx.port)/tls-session")!
+        let text = try await session.request(url, headers: [.connection: "close"]).validate().string()
         #expect(text == "r\n" || text == ".\n", "\(text)")
         return text == "r\n"
     }
@@ -52,6 +54,23 @@ struct TLSSessionReuseTests {
         }
         // Leaf and CA, on every connection: never a resumed session's leaf alone.
         #expect(chainLengths.values == [2, 2, 2], "\(chainLengths.values)")
+    }
+
+    /// Within one session, each host has its policy, and libcurl keys a TLS session by the
+    /// host name, port and TLS settings: a session made for one host under its policy is never
+    /// resumed for another host — here the same server by another name, under another policy.
+    @Test func aTLSSessionMadeForOneHostIsNeverResumedForAnother() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let authority = TrustPolicy.certificateAuthorities([.file(nginx.caCertificatePath)])
+        var configuration = SessionConfiguration()
+        configuration.trust = TrustConfiguration(default: authority, hosts: [.exact("127.0.0.1"): authority.minimumTLSVersion(.v1_3)])
+        configuration.httpVersion = .http1_1
+        let session = Session(configuration: configuration)
+        #expect(try await !resumed(session, nginx))
+        #expect(try await resumed(session, nginx), "the control: localhost resumes its own")
+        #expect(try await !resumed(session, nginx, host: "127.0.0.1"))
+        #expect(try await resumed(session, nginx, host: "127.0.0.1"), "127.0.0.1 resumes its own")
+        await session.shutdown()
     }
 
     /// Each Curlew session has its own cache: a server that serves many users with one

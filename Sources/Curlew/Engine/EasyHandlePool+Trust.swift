@@ -65,7 +65,8 @@ extension EasyHandlePool {
     /// Sets an HTTPS proxy's own trust policy on `handle` (`CURLOPT_PROXY_*`), or libcurl's
     /// defaults again where an earlier request left another; nothing when neither.
     func applyProxyTrust(
-        _ trust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?, on handle: EasyHandle, _ options: EasyOptions
+        _ trust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?, of proxy: ProxyConfiguration,
+        on handle: EasyHandle, _ options: EasyOptions
     ) throws(CurlewError) {
         switch trust {
         case nil:
@@ -81,6 +82,9 @@ extension EasyHandlePool {
             handle.hasProxyTrust = true
             try applyTLS(policy, .proxy, options)
             try setString(CURLOPT_PROXY_PINNEDPUBLICKEY, policy.libcurlPinnedPublicKeys, options)
+            if let reason = policy.insecureReason, let name = proxy.displayURL, loggedInsecureProxies.insert(name).inserted {
+                configuration.logger?.warning("Curlew: TLS certificate and host name checks are OFF for the proxy \(name): \(reason)")
+            }
         }
     }
 

@@ -28,6 +28,8 @@ final class EasyHandlePool {
     let trust: Result<ResolvedTrust, TrustConfigurationProblem>
     /// Policies without evaluation whose use was already logged.
     var loggedInsecurePolicies: Set<Int> = []
+    /// HTTPS proxies whose policy without evaluation was already logged.
+    var loggedInsecureProxies: Set<String> = []
     /// The trust policy of the session's proxy, checked once, when it is an HTTPS proxy with a
     /// policy of its own; nil for libcurl's defaults.
     private let sessionProxyTrust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?
@@ -42,10 +44,6 @@ final class EasyHandlePool {
             trust = .failure(error)
         }
         sessionProxyTrust = configuration.proxy.resolvedTrust()
-        if case .success(let policy)? = sessionProxyTrust, let reason = policy.insecureReason {
-            configuration.logger?.warning(
-                "Curlew: TLS certificate and host name checks are OFF for the proxy \(configuration.proxy.displayURL ?? ""): \(reason)")
-        }
         let fields = TransferContext.withSessionHeaders(
             [:], userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
             defaults: configuration.defaultHeaders,
@@ -168,7 +166,7 @@ final class EasyHandlePool {
         _ proxy: ProxyConfiguration, trust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?,
         on easy: EasyHandle, _ options: EasyOptions
     ) throws(CurlewError) {
-        try applyProxyTrust(trust, on: easy, options)
+        try applyProxyTrust(trust, of: proxy, on: easy, options)
         let handle = options.handle
         switch proxy.mode {
         case .none:
