@@ -160,8 +160,11 @@ struct HTTPSProxyTests {
             let port = front.port
             let name = "https://127.0.0.1:\(port)"
             let without = try session(proxyPort: port, proxyTrust: .certificateAuthorities([authority]), originTrust: .certificateAuthorities([authority]))
+            // TLS 1.3 refuses the missing certificate after the client's side of the handshake:
+            // libcurl reads the alert, or finds the connection reset, before the tunnel is open.
             let refused = await ProxyTesting.expectProxyFailure(without.request(bed.url(.good)), naming: name)
-            #expect(refused?.message.contains("TLS with the proxy") == true, "\(String(describing: refused))")
+            let reason = refused?.message ?? ""
+            #expect(reason.contains("TLS with the proxy") || reason.contains("could not open a tunnel"), "\(reason)")
             await without.shutdown()
 
             let with = try session(

@@ -196,9 +196,11 @@ enum CurlErrorMapping {
                 // client's side of the handshake, so libcurl sees it as a failed read.
                 return "TLS with the proxy \(proxy) failed: \(detail)"
             }
-            // The proxy closed the connection or answered `CONNECT` with something not HTTP;
-            // without "CONNECT" in libcurl's message, the failure is the target's.
-            return detail.contains("CONNECT") ? "the proxy \(proxy) could not open a tunnel: \(detail)" : nil
+            // The proxy closed the connection (a TLS proxy may reset it for a client certificate
+            // it refuses) or answered `CONNECT` with something not HTTP: before the tunnel was
+            // open, the failure is the proxy's; after, the target's.
+            let beforeTunnel = detail.contains("CONNECT") || (tunnelStatus == 0 && tunnels(context) && isNewConnection(context))
+            return beforeTunnel ? "the proxy \(proxy) could not open a tunnel: \(detail)" : nil
         default:
             return nil
         }
@@ -209,10 +211,30 @@ enum CurlErrorMapping {
     /// answered yet, or if the target is plain HTTP (then the proxy's is the only TLS). On a
     /// reused connection both TLS layers were up before, and the failure is left to the target.
     private static func failedTLSWithProxy(_ context: TransferContext, tunnelStatus: Int) -> Bool {
-        guard speaksTLS(to: context.settings.proxy, url: context.request.url), let handle = context.handle else { return false }
+        guard speaksTLS(to: context.settings.proxy, url: context.request.url), isNewConnection(context) else { return false }
+        return tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https"
+    }
+
+    /// Whether the hop made a connection of its own rather than reusing one.
+    private static func isNewConnection(_ context: TransferContext) -> Bool {
+        guard let handle = context.handle else { return false }
         var connects = 0
         _ = curlew_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
-        return connects > 0 && (tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https")
+        return connects > 0
+    }
+
+    /// Whether the hop goes through an HTTP or HTTPS proxy's `CONNECT` tunnel: an https URL
+    /// through a proxy that is not SOCKS.
+    private static func tunnels(_ context: TransferContext) -> Bool {
+        let url = context.request.url
+        guard url.scheme?.lowercased() == "https" else { return false }
+        switch context.settings.proxy.mode {
+        case .none: return false
+        case .environment:
+            guard let proxy = ProxyConfiguration.environmentProxy(for: url)?.lowercased() else { return false }
+            return !proxy.hasPrefix("socks")
+        case .explicit(let kind, _, _, _, _, _): return kind == .http || kind == .https
+        }
     }
 
     /// A proxy's refusal of a `CONNECT` tunnel, by its status.
