@@ -115,6 +115,26 @@ struct HTTPSProxyTests {
         }
     }
 
+    /// Credentials for an HTTPS proxy go inside its TLS; without them, its 407 is the proxy's.
+    @Test func anHTTPSProxyTakesItsCredentialsOverItsOwnTLS() async throws {
+        let nginx = try NginxSuiteScope.server()
+        let certificates = try proxyCertificates
+        let authorities = TrustPolicy.certificateAuthorities([.file(certificates.caCertificate)])
+        try await ProxyTesting.withHTTPSProxy(certificates, username: "curlew", password: ProxyTesting.password) { front in
+            let origins = TrustPolicy.certificateAuthorities([.file(nginx.caCertificatePath)])
+            let good = ProxyTesting.session(
+                .explicit(.https, host: "127.0.0.1", port: front.port, username: "curlew", password: ProxyTesting.password, trust: authorities),
+                originTrust: origins)
+            #expect(try await good.request(nginx.url("/via-https-proxy")).validate().string() == "through the https proxy\n")
+            await good.shutdown()
+            let anonymous = try session(proxyPort: front.port, proxyTrust: authorities)
+            let error = await ProxyTesting.expectProxyFailure(
+                anonymous.request(nginx.url("/via-https-proxy")), naming: "https://127.0.0.1:\(front.port)")
+            #expect(error?.message.contains("(407)") == true, "\(String(describing: error))")
+            await anonymous.shutdown()
+        }
+    }
+
     @Test func theOriginsTrustNeverVouchesForTheProxy() async throws {
         let nginx = try NginxSuiteScope.server()
         let certificates = try proxyCertificates

@@ -91,7 +91,8 @@ extension ProxyTunnelTests {
     func aTunnelTinyproxyRefusesIsAProxyFailureNamingItsStatus(_ refusal: Refusal) async throws {
         let nginx = try NginxSuiteScope.server()
         let credentials = refusal == .missingCredentials ? ("curlew", ProxyTesting.password) : nil
-        let target = refusal == .deadOrigin ? URL(string: "https://127.0.0.1:\(try closedLoopbackPort())/")! : nginx.url("/tunnelled-file")
+        let target = refusal == .deadOrigin
+            ? try #require(URL(string: "https://127.0.0.1:\(try closedLoopbackPort())/")) : nginx.url("/tunnelled-file")
         try await ProxyTesting.withProxy(
             .tinyproxy, username: credentials?.0, password: credentials?.1,
             allowingConnectTo: refusal == .forbiddenPort ? [nginx.port == 443 ? 444 : 443] : nil
@@ -128,7 +129,7 @@ extension ProxyTunnelTests {
         configuration.proxy = .explicit(.http, host: "127.0.0.1", port: wire.port)
         configuration.cookieJar = jar
         let session = Session(configuration: configuration)
-        let origin = URL(string: "https://origin.invalid:8443/account")!
+        let origin = try #require(URL(string: "https://origin.invalid:8443/account"))
         async let outcome = failure(session.request(origin))
         let connection = try await wire.nextConnection()
         _ = await connection.readHead()
