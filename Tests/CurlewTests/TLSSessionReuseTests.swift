@@ -2,7 +2,6 @@ import Curlew
 import Foundation
 import HTTPTypes
 import Testing
-import Synchronization
 import TestServer
 
 /// libcurl's TLS session cache under trust policies, seen from nginx (`$ssl_session_reused`
@@ -38,7 +37,7 @@ struct TLSSessionReuseTests {
         #expect(try await resumed(plain, nginx), "the control: a plain CA policy resumes its session")
         await plain.shutdown()
 
-        let chainLengths = ChainLengths()
+        let chainLengths = Recorder<Int>()
         for policy in [
             TrustPolicy.publicKeys([nginx.publicKeyPin]).validatingChain(against: [authority]),
             TrustPolicy.custom { trust in
@@ -53,7 +52,7 @@ struct TLSSessionReuseTests {
             await checked.shutdown()
         }
         // Leaf and CA, on every connection: never a resumed session's leaf alone.
-        #expect(chainLengths.values == [2, 2, 2], "\(chainLengths.values)")
+        #expect(chainLengths.all == [2, 2, 2], "\(chainLengths.all)")
     }
 
     /// Within one session, each host has its policy, and libcurl keys a TLS session by the
@@ -86,11 +85,4 @@ struct TLSSessionReuseTests {
         await first.shutdown()
         await second.shutdown()
     }
-}
-
-/// The chain lengths a custom evaluation saw, from the curl thread.
-private final class ChainLengths: Sendable {
-    private let storage = Mutex<[Int]>([])
-    func append(_ length: Int) { storage.withLock { $0.append(length) } }
-    var values: [Int] { storage.withLock { $0 } }
 }
