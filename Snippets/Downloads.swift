@@ -10,8 +10,7 @@ let session = Session()
 
 // snippet.show
 // snippet.download
-let file = try await session.download(url, to: .file(target),
-                                      options: [.createIntermediateDirectories, .removePreviousFile])
+let file = try await session.download(url, to: .file(target, options: [.createIntermediateDirectories, .removePreviousFile]))
     .validate().fileURL()
 let scratch = try await session.download(url).fileURL()     // a temporary file that is yours
 // snippet.end

@@ -16,7 +16,7 @@ for try await event in session.download(url, to: .directory(dir)).events {
         print(p.fractionCompleted, p.bytesPerSecond, p.estimatedTimeRemaining ?? .zero)
     case .response(let head): print(head.status)
     case .suspended, .resumed: print(event)
-    case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.totalTime)
+    case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.total)
     }
 }
 // snippet.end

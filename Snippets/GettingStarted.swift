@@ -17,7 +17,7 @@ print(user.name)
 // snippet.end
 
 // snippet.result
-switch await session.request(url).validate().result() {     // Result<Data, CurlewError>
+switch await session.request(url).validate().dataResult() {     // Result<Data, CurlewError>
 case .success(let body): print(body.count)
 case .failure(let error): print(error.kind, error.status?.code ?? 0)
 }

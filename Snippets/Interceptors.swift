@@ -40,7 +40,7 @@ struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
 }
 
 let api = Session(interceptors: [ClarifyErrors(), RetryPolicy.default])
-if case .failure(let error) = await api.request(url).result(),
+if case .failure(let error) = await api.request(url).dataResult(),
    let appError = error.underlying as? MyAppError { print(appError) }
 // snippet.end
 

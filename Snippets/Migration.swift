@@ -26,7 +26,7 @@ for try await line in session.request(url).lines { print(line) }
 // AF.request(url).validate().responseDecodable(of: User.self) { response in … }
 let user = try await session.request(url).validate().decode(User.self)
 // response.result
-let result = await session.request(url).validate().result(decoding: User.self)
+let result = await session.request(url).validate().decodeResult(User.self)
 // debugPrint(request) / request.cURLDescription()
 print(session.request(url).cURLDescription())
 // snippet.end

@@ -20,7 +20,7 @@ configuration.trust = TrustConfiguration(
 // snippet.end
 
 // snippet.proxy
-configuration.proxy = .none                            // ignore the environment
+configuration.proxy = .direct                            // ignore the environment
 configuration.proxy = .explicit(.http, host: "proxy.internal", port: 3128,
                                 username: "svc", password: secret,
                                 bypassing: ["metadata.internal", "10.0.0.0/8"])
@@ -30,7 +30,7 @@ configuration.proxy = .explicit(.https, host: "proxy.internal", port: 3129,
                                 trust: .certificateAuthorities([.file("/etc/corp/proxy-ca.pem")]))
 
 var options = RequestOptions()
-options.proxy = ProxyConfiguration.none                // per request, over the session's
+options.proxy = ProxyConfiguration.direct                // per request, over the session's
 // snippet.end
 
 // snippet.hide

@@ -42,7 +42,7 @@ public struct CurlewTransport: ClientTransport {
         headers[.contentLength] = nil
         headers[.transferEncoding] = nil
         let response = try await session.request(
-            url, method: request.method, headers: headers, body: body.map(Self.requestBody), options: options
+            url, method: request.method, headers: RequestHeaders(headers), body: body.map(Self.requestBody), options: options
         )
         .skipDefaultValidation()
         .streamedResponse()

@@ -13,7 +13,7 @@ struct CancellationTests {
     @Test func cancellingTheTaskCancelsTheTransfer() async throws {
         let server = try await Fixtures.server()
         let path = "/anything/cancel-task-\(UUID().uuidString)"
-        let task = Task { try await Fixtures.session.request(server.url(path), headers: slow).data() }
+        let task = Task { try await Fixtures.session.request(server.url(path), headers: RequestHeaders(slow)).data() }
         try await waitUntil { server.requestCount(path: path) == 1 }  // in flight: the server has it
         task.cancel()
         do {
@@ -28,7 +28,7 @@ struct CancellationTests {
     @Test func requestCancelGivesItsOwnError() async throws {
         let server = try await Fixtures.server()
         let path = "/anything/cancel-request-\(UUID().uuidString)"
-        let request = Fixtures.session.request(server.url(path), headers: slow)
+        let request = Fixtures.session.request(server.url(path), headers: RequestHeaders(slow))
         async let result = request.data()
         try await waitUntil { server.requestCount(path: path) == 1 }
         request.cancel()
@@ -72,7 +72,7 @@ struct CancellationTests {
         let server = try await Fixtures.server()
         let session = Session()
         let path = "/anything/shutdown-\(UUID().uuidString)"
-        let inFlight = Task { try await session.request(server.url(path), headers: slow).data() }
+        let inFlight = Task { try await session.request(server.url(path), headers: RequestHeaders(slow)).data() }
         try await waitUntil { server.requestCount(path: path) == 1 }
         await session.shutdown()
         do {

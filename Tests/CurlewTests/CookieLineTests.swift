@@ -29,7 +29,7 @@ struct CookieLineTests {
         fields.append(HTTPField(name: .cookie, value: "x=1"))
         fields.append(HTTPField(name: .cookie, value: "y=2"))
         let echo = try Fixtures.echo(
-            try await Fixtures.session.request(server.url("/anything/own-cookies"), headers: fields).data())
+            try await Fixtures.session.request(server.url("/anything/own-cookies"), headers: RequestHeaders(fields)).data())
         #expect(echo.headerLines(named: "cookie") == ["x=1; y=2"])
     }
 }

@@ -86,7 +86,7 @@ struct CookieStorageTests {
     @Test func aResponseListsTheCookiesItSet() async throws {
         let server = try await Fixtures.server()
         var options = RequestOptions()
-        options.redirectPolicy = RedirectPolicy.none
+        options.redirectPolicy = RedirectPolicy.doNotFollow
         let response = try await Fixtures.session.request(server.url("/cookies/set?theme=dark&lang=en"), options: options).response
         #expect(response.status.code == 302)
         #expect(Set(response.cookies.map { "\($0.name)=\($0.value)" }) == ["theme=dark", "lang=en"])

@@ -220,9 +220,9 @@ final class CredentialCacheBed: Sendable {
                 tokenURL: server.url("/token"), clientID: "app", scope: .hosts(["127.0.0.1"]))
             response = try await anonymous.request(url).intercept(with: authenticator).response
         case .authorizationField:
-            response = try await anonymous.request(url, headers: [.authorization: "Bearer \(user.token)"]).response
+            response = try await anonymous.request(url, headers: ["Authorization": "Bearer \(user.token)"]).response
         case .cookieField:
-            response = try await anonymous.request(url, headers: [.cookie: "sid=\(user.rawValue)"]).response
+            response = try await anonymous.request(url, headers: ["Cookie": "sid=\(user.rawValue)"]).response
         }
         return (String(decoding: response.value, as: UTF8.self), response.cacheStatus)
     }

@@ -22,7 +22,7 @@ struct DefaultHeadersTests {
         fields.append(contentsOf: extra)
         do {
             let plain = try Fixtures.echo(try await session.request(server.url("/anything")).data())
-            let custom = try Fixtures.echo(try await session.request(server.url("/anything"), headers: fields).data())
+            let custom = try Fixtures.echo(try await session.request(server.url("/anything"), headers: RequestHeaders(fields)).data())
             await session.shutdown()
             return [plain, custom]
         } catch {

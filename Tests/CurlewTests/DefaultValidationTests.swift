@@ -35,7 +35,7 @@ struct DefaultValidationTests {
         #expect(status?.kind == .unacceptableStatus)
         #expect(status?.status?.code == 404)
         let accepting: HTTPFields = [.accept: "application/json"]
-        let type = await failure(session.request(server.url("/bytes/10"), headers: accepting))
+        let type = await failure(session.request(server.url("/bytes/10"), headers: RequestHeaders(accepting)))
         #expect(type?.kind == .unacceptableContentType)
         // Without an Accept header, any Content-Type of a 2xx passes.
         #expect(try await session.request(server.url("/bytes/10")).data().count == 10)

@@ -25,7 +25,7 @@ struct DownloadDestinationTests {
         let destination = directory.appendingPathComponent("linked.bin")
         try FileManager.default.createSymbolicLink(at: destination, withDestinationURL: target)
 
-        _ = try await Fixtures.session.download(server.url("/bytes/5000"), to: .file(destination), options: [.removePreviousFile])
+        _ = try await Fixtures.session.download(server.url("/bytes/5000"), to: .file(destination, options: [.removePreviousFile]))
             .validate().fileURL()
         let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
         #expect(attributes[.type] as? FileAttributeType == .typeRegular, "the link itself was replaced")
@@ -97,7 +97,7 @@ struct DownloadDestinationTests {
                 group.addTask {
                     do throws(CurlewError) {
                         return .success(try await Fixtures.session.download(
-                            server.url("/bytes/200000?seed=\(seed)"), to: .file(destination), options: options
+                            server.url("/bytes/200000?seed=\(seed)"), to: .file(destination, options: options)
                         ).validate().fileURL())
                     } catch {
                         return .failure(error)

@@ -57,7 +57,7 @@ struct DownloadFailureTests {
         let destination = directory.appendingPathComponent("kept.bin")
         try Data("previous".utf8).write(to: destination)
         let error = await #expect(throws: CurlewError.self) {
-            _ = try await Fixtures.session.download(server.url("/status/418"), to: .file(destination), options: [.removePreviousFile])
+            _ = try await Fixtures.session.download(server.url("/status/418"), to: .file(destination, options: [.removePreviousFile]))
                 .validate().fileURL()
         }
         #expect(error?.kind == .unacceptableStatus)
@@ -73,7 +73,7 @@ struct DownloadFailureTests {
         try Data("previous".utf8).write(to: destination)
         let error = await #expect(throws: CurlewError.self) {
             _ = try await Fixtures.session.download(
-                server.url("/fault/close-mid-body?length=100000&send=5000"), to: .file(destination), options: [.removePreviousFile]
+                server.url("/fault/close-mid-body?length=100000&send=5000"), to: .file(destination, options: [.removePreviousFile])
             ).fileURL()
         }
         #expect(error?.kind == .connectionClosedMidBody)

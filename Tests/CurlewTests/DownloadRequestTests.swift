@@ -34,7 +34,7 @@ struct DownloadRequestTests {
 
         let accepting: HTTPFields = [.accept: "application/json"]
         let type = await #expect(throws: CurlewError.self) {
-            _ = try await Fixtures.session.download(server.url("/bytes/10"), headers: accepting, to: .file(destination))
+            _ = try await Fixtures.session.download(server.url("/bytes/10"), headers: RequestHeaders(accepting), to: .file(destination))
                 .validate().fileURL()
         }
         #expect(type?.kind == .unacceptableContentType)

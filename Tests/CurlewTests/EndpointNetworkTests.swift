@@ -44,7 +44,7 @@ struct EndpointNetworkTests {
         static func base(_ server: TestServer) -> Endpoint {
             Endpoint(server.url("/anything/api/v2").absoluteString)
                 .with(header: "Accept", value: "application/json")
-                .with(interceptor: BearerToken(token: "t0ken"))
+                .with(interceptors: [BearerToken(token: "t0ken")])
         }
 
         struct Unbuildable: Error {}
@@ -112,8 +112,8 @@ struct EndpointNetworkTests {
     @Test func endpointInterceptorsRunAfterTheSessionsAndBeforeTheRequestsOwn() async throws {
         let server = try await Fixtures.server()
         let session = Session(interceptors: [Stamp(name: "session")])
-        let base = Endpoint(server.url("/anything/order").absoluteString).with(interceptor: Stamp(name: "base"))
-        let endpoint = Endpoint("x", base: base).with(interceptor: Stamp(name: "endpoint"))
+        let base = Endpoint(server.url("/anything/order").absoluteString).with(interceptors: [Stamp(name: "base")])
+        let endpoint = Endpoint("x", base: base).with(interceptors: [Stamp(name: "endpoint")])
         let echo = try Fixtures.echo(try await session.request(endpoint).intercept(with: Stamp(name: "request")).data())
         #expect(echo.headerLines(named: "x-order") == ["session,base,endpoint,request"])
         await session.shutdown()
@@ -151,7 +151,7 @@ struct EndpointNetworkTests {
     @Test func uploadsTakeEndpointsWithPostUnlessTheyNameAMethod() async throws {
         let server = try await Fixtures.server()
         let base = Endpoint(server.url("/anything/up").absoluteString).with(parameters: ["v": 1], encoding: .query)
-        let posted = try Fixtures.echo(try await Fixtures.session.upload(Data("hello".utf8), to: base).data())
+        let posted = try Fixtures.echo(try await Fixtures.session.upload(.data(Data("hello".utf8)), to: base).data())
         #expect(posted.method == "POST")
         #expect(posted.body == "hello")
         #expect(posted.rawTarget == "/anything/up?v=1")
@@ -161,7 +161,7 @@ struct EndpointNetworkTests {
 
         var form = try MultipartFormData(boundary: "b0und4ry")
         try form.append(Data("v".utf8), withName: "field")
-        let multipart = try Fixtures.echo(try await Fixtures.session.upload(multipartFormData: form, to: base).data())
+        let multipart = try Fixtures.echo(try await Fixtures.session.upload(.multipart(form), to: base).data())
         #expect(multipart.headerLines(named: "content-type") == ["multipart/form-data; boundary=b0und4ry"])
     }
 
@@ -169,9 +169,9 @@ struct EndpointNetworkTests {
         let server = try await Fixtures.server()
         let base = Endpoint(server.url("/anything/up").absoluteString)
         let withBodyParameters = base.with(parameters: ["a": 1], encoding: .json)
-        #expect(await failure(Fixtures.session.upload(Data("x".utf8), to: withBodyParameters))?.kind == .invalidRequest)
+        #expect(await failure(Fixtures.session.upload(.data(Data("x".utf8)), to: withBodyParameters))?.kind == .invalidRequest)
         let withBody = base.with(body: .data(Data("own".utf8)))
-        #expect(await failure(Fixtures.session.upload(Data("x".utf8), to: withBody))?.kind == .invalidRequest)
+        #expect(await failure(Fixtures.session.upload(.data(Data("x".utf8)), to: withBody))?.kind == .invalidRequest)
     }
 
     // MARK: Headers in both forms, on every way of making a request
@@ -182,12 +182,12 @@ struct EndpointNetworkTests {
         let headers = ["X-Form": "strings", "Accept": "text/plain"]
         let url = server.url("/anything/forms")
         let requests: [(String, DataRequest)] = [
-            ("typed", session.request(url, parameters: NewNote(title: "t", tags: []), encoder: .json, headers: headers)),
-            ("untyped", session.request(url, parameters: ["q": "1"], headers: headers)),
-            ("sets", session.request(url, parameterSets: [ParameterSet(["q": "1"], encoding: .query)], headers: headers)),
-            ("data", session.upload(Data("d".utf8), to: url, headers: headers)),
-            ("body", session.upload(RequestBody.data(Data("d".utf8)), to: url, headers: headers)),
-            ("multipart", session.upload(multipartFormData: MultipartFormData(), to: url, headers: headers)),
+            ("typed", session.request(url, parameters: NewNote(title: "t", tags: []), encoder: .json, headers: RequestHeaders(headers))),
+            ("untyped", session.request(url, parameters: ["q": "1"], headers: RequestHeaders(headers))),
+            ("sets", session.request(Endpoint(url, headers: RequestHeaders(headers)).with(parameters: [ParameterSet(["q": "1"], encoding: .query)]))),
+            ("data", session.upload(.data(Data("d".utf8)), to: url, headers: RequestHeaders(headers))),
+            ("body", session.upload(RequestBody.data(Data("d".utf8)), to: url, headers: RequestHeaders(headers))),
+            ("multipart", session.upload(.multipart(MultipartFormData()), to: url, headers: RequestHeaders(headers))),
         ]
         for (name, request) in requests {
             let echo = try Fixtures.echo(try await request.data())
@@ -195,9 +195,9 @@ struct EndpointNetworkTests {
             #expect(echo.headerLines(named: "accept") == ["text/plain"], "\(name)")
         }
         let downloads: [(String, DownloadRequest)] = [
-            ("download typed", session.download(url, parameters: NewNote(title: "t", tags: []), encoder: .urlEncodedForm, headers: headers)),
-            ("download untyped", session.download(url, parameters: ["q": "1"], headers: headers)),
-            ("download sets", session.download(url, parameterSets: [ParameterSet(["q": "1"], encoding: .query)], headers: headers)),
+            ("download typed", session.download(url, parameters: NewNote(title: "t", tags: []), encoder: .urlEncodedForm, headers: RequestHeaders(headers))),
+            ("download untyped", session.download(url, parameters: ["q": "1"], headers: RequestHeaders(headers))),
+            ("download sets", session.download(Endpoint(url, headers: RequestHeaders(headers)).with(parameters: [ParameterSet(["q": "1"], encoding: .query)]))),
         ]
         for (name, request) in downloads {
             let echo = try Fixtures.echo(try await Self.contentsRemovingFile(request))
@@ -211,18 +211,18 @@ struct EndpointNetworkTests {
         let bad = ["X-Bad": "a\r\nX-Injected: 1"]
         let url = server.url("/anything/bad")
         let requests: [DataRequest] = [
-            session.request(url, parameters: NewNote(title: "t", tags: []), encoder: .json, headers: bad),
-            session.request(url, parameters: ["q": "1"], headers: bad),
-            session.request(url, parameterSets: [ParameterSet(["q": "1"], encoding: .query)], headers: bad),
-            session.upload(Data("d".utf8), to: url, headers: bad),
-            session.upload(fileAt: URL(fileURLWithPath: "/dev/null"), to: url, headers: bad),
-            session.upload(multipartFormData: MultipartFormData(), to: url, headers: bad),
+            session.request(url, parameters: NewNote(title: "t", tags: []), encoder: .json, headers: RequestHeaders(bad)),
+            session.request(url, parameters: ["q": "1"], headers: RequestHeaders(bad)),
+            session.request(Endpoint(url, headers: RequestHeaders(bad)).with(parameters: [ParameterSet(["q": "1"], encoding: .query)])),
+            session.upload(.data(Data("d".utf8)), to: url, headers: RequestHeaders(bad)),
+            session.upload(.file(URL(fileURLWithPath: "/dev/null")), to: url, headers: RequestHeaders(bad)),
+            session.upload(.multipart(MultipartFormData()), to: url, headers: RequestHeaders(bad)),
         ]
         for request in requests {
             #expect(await failure(request)?.kind == .invalidHeader)
         }
         do {
-            _ = try await Self.contentsRemovingFile(session.download(url, parameters: ["q": "1"], headers: bad))
+            _ = try await Self.contentsRemovingFile(session.download(url, parameters: ["q": "1"], headers: RequestHeaders(bad)))
             Issue.record("a download with a bad header was sent")
         } catch {
             #expect((error as? CurlewError)?.kind == .invalidHeader)

@@ -56,7 +56,7 @@ struct ErrorTests {
     @Test func unresolvableHost() async throws {
         // Directly: through an environment proxy the proxy resolves, and fails as itself.
         var configuration = SessionConfiguration()
-        configuration.proxy = .none
+        configuration.proxy = .direct
         let direct = Session(configuration: configuration)
         let error = await failure(direct.request("http://no-such-host.invalid/"))
         #expect(error?.kind == .hostNotFound)
@@ -176,7 +176,7 @@ struct ErrorTests {
         let inflated = try await small.request(url).validate().data()
         #expect(inflated.count == 4 << 20)
         #expect(inflated.allSatisfy { $0 == 0 })
-        let unlimited = session(.none)
+        let unlimited = session(.unlimited)
         #expect(try await unlimited.request(url).validate().data().count == 4 << 20)
         // A ratio above the body's own (about 1000) passes too: the check compares the decoded
         // bytes with the coded bytes the decoder took, not a counter that lags one read buffer.

@@ -92,7 +92,7 @@ struct EventMonitorTests {
         _ = try await request.data()
         #expect(first.lines.all.last == "serialized Data true")
         // `data()` and `result()` skip building a Response only when no monitor watches.
-        _ = await request.result()
+        _ = await request.dataResult()
         #expect(first.lines.all.filter { $0 == "serialized Data true" }.count == 2, "\(first.lines.all)")
         #expect(counter.count() == 2)
     }
@@ -142,7 +142,7 @@ struct EventMonitorTests {
         for detail in [LoggingEventMonitor.Detail.url, .headers, .everything] {
             let before = messages.count
             let session = session([LoggingEventMonitor(logger: logger, detail: detail)])
-            _ = try await session.request(server.url("/anything/log"), method: .post, headers: headers, body: body).data()
+            _ = try await session.request(server.url("/anything/log"), method: .post, headers: RequestHeaders(headers), body: body).data()
             await session.shutdown()
             let logged = messages.all[before...].map(\.1).joined(separator: "\n")
             #expect(logged.contains("→ POST \(server.url("/anything/log").absoluteString)"))

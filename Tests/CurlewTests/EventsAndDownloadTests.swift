@@ -55,7 +55,7 @@ struct EventsAndDownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("nested/dir/file.bin")
         let download = Fixtures.session.download(
-            server.url("/bytes/3000000"), to: .file(destination), options: [.createIntermediateDirectories])
+            server.url("/bytes/3000000"), to: .file(destination, options: [.createIntermediateDirectories]))
         var sawProgress = false
         var file: URL?
         for try await event in download.events {
@@ -104,7 +104,7 @@ struct EventsAndDownloadTests {
             #expect(error.kind == .fileSystem)
         }
         #expect(try Data(contentsOf: destination) == Data("old".utf8))
-        _ = try await Fixtures.session.download(server.url("/bytes/10"), to: .file(destination), options: [.removePreviousFile]).fileURL()
+        _ = try await Fixtures.session.download(server.url("/bytes/10"), to: .file(destination, options: [.removePreviousFile])).fileURL()
         #expect(try Data(contentsOf: destination).count == 10)
     }
 

@@ -71,7 +71,7 @@ struct ExpectContinueTests {
 
     @Test func noRequestAsksByDefault() async throws {
         let large = Data(count: 2 << 20)  // Past libcurl's own threshold of 1 MiB.
-        let result = try await Self.exchange(request: { session, wire in session.upload(large, to: wire.url("/large")) }) { wire in
+        let result = try await Self.exchange(request: { session, wire in session.upload(.data(large), to: wire.url("/large")) }) { wire in
             let connection = try await wire.nextConnection()
             let (head, body) = await Self.readRequest(connection, length: large.count)
             #expect(!head.lowercased().contains("expect"), "\(head)")
@@ -156,7 +156,7 @@ struct ExpectContinueTests {
         let configuration = Self.configuration(.always(timeout: .seconds(3)))
         // Measured from before the request starts: a late wakeup of this task can only add to it.
         let started = ContinuousClock.now
-        let result = try await Self.exchange(configuration, request: { session, wire in session.upload(Self.body, to: wire.url("/silent")) }) { wire in
+        let result = try await Self.exchange(configuration, request: { session, wire in session.upload(.data(Self.body), to: wire.url("/silent")) }) { wire in
             let connection = try await wire.nextConnection()
             let head = Self.head(of: await connection.readHead())
             #expect(Self.asksToContinue(head), "\(head)")
@@ -173,7 +173,7 @@ struct ExpectContinueTests {
         let configuration = Self.configuration(.always(timeout: .milliseconds(50)))
         let late = "HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         // A replayable body is read again for the second request.
-        let resent = try await Self.exchange(configuration, request: { session, wire in session.upload(Self.body, to: wire.url("/late")) }) { wire in
+        let resent = try await Self.exchange(configuration, request: { session, wire in session.upload(.data(Self.body), to: wire.url("/late")) }) { wire in
             let first = try await wire.nextConnection()
             _ = await Self.readRequest(first, length: Self.body.count)
             try await first.send(late)
@@ -188,7 +188,7 @@ struct ExpectContinueTests {
 
         // A one-shot stream cannot be: the request fails and no second request is made.
         let oneShot = try await Self.exchange(configuration, request: { session, wire in
-            session.upload(ChunkSequence(chunks: [Array(Self.body)]), length: Int64(Self.body.count), to: wire.url("/late"))
+            session.upload(.stream(ChunkSequence(chunks: [Array(Self.body)]), length: Int64(Self.body.count)), to: wire.url("/late"))
         }) { wire in
             let first = try await wire.nextConnection()
             _ = await Self.readRequest(first, length: Self.body.count)
@@ -209,7 +209,7 @@ struct ExpectContinueTests {
         let server = try await Fixtures.server()
         var options = RequestOptions()
         options.expectContinue = .always(timeout: .zero)
-        let error = await failure(Fixtures.session.upload(Data("x".utf8), to: server.url("/upload"), options: options))
+        let error = await failure(Fixtures.session.upload(.data(Data("x".utf8)), to: server.url("/upload"), options: options))
         #expect(error?.kind == .invalidRequest, "\(String(describing: error))")
     }
 }

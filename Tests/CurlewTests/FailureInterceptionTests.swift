@@ -56,7 +56,7 @@ struct FailureInterceptionTests {
         }
         let session = Session(interceptors: [ClarifyingInterceptor(), retrier])
         defer { Task { await session.shutdown() } }
-        let result = await session.request("http://127.0.0.1:\(port)/x").result()
+        let result = await session.request("http://127.0.0.1:\(port)/x").dataResult()
         guard case .failure(let error) = result else {
             Issue.record("nothing listens there")
             return

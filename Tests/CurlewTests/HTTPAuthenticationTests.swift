@@ -191,7 +191,7 @@ struct HTTPAuthenticationTests {
         let user = Self.user("download")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-auth-\(user)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = try await Fixtures.session.download(server.url("/digest-auth/auth/\(user)/pw"), to: .directory(directory), options: .createIntermediateDirectories)
+        let file = try await Fixtures.session.download(server.url("/digest-auth/auth/\(user)/pw"), to: .directory(directory, options: .createIntermediateDirectories))
             .authenticate(username: user, password: "pw")
             .validate()
             .fileURL()

@@ -56,7 +56,7 @@ struct CacheFixture {
         var options = RequestOptions()
         options.cachePolicy = policy
         options.responseCacher = cacher
-        let response = try await session.request(url, headers: headers, options: options).response
+        let response = try await session.request(url, headers: RequestHeaders(headers), options: options).response
         return (String(decoding: response.value, as: UTF8.self), response.cacheStatus, response.head)
     }
 }

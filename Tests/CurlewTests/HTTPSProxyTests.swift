@@ -335,8 +335,8 @@ struct HTTPSProxyTests {
                 httpVersion: .http1_1)
             let close: HTTPFields = [.connection: "close"]
             let url = nginx.url("/via-https-proxy")
-            _ = try await session.request(url, headers: close).validate().data()
-            _ = try await session.request(url, headers: close).validate().data()
+            _ = try await session.request(url, headers: RequestHeaders(close)).validate().data()
+            _ = try await session.request(url, headers: RequestHeaders(close)).validate().data()
             let made = try await front.handshakes(reaching: 2)
             #expect(made.new == 1 && made.resumed == 1, "the control: a resumed session under the same policy, \(made)")
             for policy in [
@@ -344,7 +344,7 @@ struct HTTPSProxyTests {
                 .publicKeys([nginx.publicKeyPin]).validatingChain(against: [.file(certificates.caCertificate)]),
             ] {
                 await ProxyTesting.expectProxyFailure(
-                    session.request(url, headers: close, options: through(front.port, trust: policy)),
+                    session.request(url, headers: RequestHeaders(close), options: through(front.port, trust: policy)),
                     naming: "https://127.0.0.1:\(front.port)")
             }
             #expect(front.handshakes().resumed == 1, "\(front.handshakes())")

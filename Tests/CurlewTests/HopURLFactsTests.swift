@@ -39,7 +39,7 @@ struct HopURLFactsTests {
     ])
     func aPlainTextRequestsFactsAreTheTextsFacts(text: String) throws {
         let request = try RequestBuilder.build(
-            url: text, method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
+            url: text, method: .get, headers: [:], body: nil, options: RequestOptions()
         ).get()
         #expect(request.hasPlainURLText)
         #expect(HopURLFacts(of: request) == HopURLFacts(text))

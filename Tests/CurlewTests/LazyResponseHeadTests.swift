@@ -21,7 +21,7 @@ struct LazyResponseHeadTests {
 
     @Test func aRequestWithAcceptIsValidatedFromItsContentTypeAlone() async throws {
         let server = try await Fixtures.server()
-        let response = try await session.request(server.url("/anything"), headers: [.accept: "application/json"])
+        let response = try await session.request(server.url("/anything"), headers: ["Accept": "application/json"])
             .validate().serialized(by: DataResponseSerializer())
         #expect(!response.responseHead.isBuilt)
         #expect(response.head.headerFields[.contentType]?.hasPrefix("application/json") == true)

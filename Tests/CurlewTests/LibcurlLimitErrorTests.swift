@@ -48,7 +48,7 @@ struct LibcurlLimitErrorTests {
         let server = try await Fixtures.server()
         let path = "/anything/big-head-\(UUID().uuidString)"
         let headers = ["X-Big": String(repeating: "b", count: 1 << 20)]
-        let error = await failure(Fixtures.session.request(server.url(path), headers: headers))
+        let error = await failure(Fixtures.session.request(server.url(path), headers: RequestHeaders(headers)))
         #expect(error?.kind == .invalidRequest)
         #expect(error?.message.contains("request head is too large") == true, "\(String(describing: error))")
         #expect(server.requestCount(path: path) == 0)

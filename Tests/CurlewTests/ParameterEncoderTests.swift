@@ -45,12 +45,12 @@ struct ParameterEncoderTests {
 
     @Test func forcedDestinations() throws {
         var post = request(method: .post)
-        try use(.urlEncodedForm(destination: .queryString)).encode(["a": 1], into: &post)
+        try use(.urlEncodedForm(destination: .query)).encode(["a": 1], into: &post)
         #expect(post.url.query == "a=1")
         #expect(post.body == nil)
 
         var get = request(method: .get)
-        try use(.urlEncodedForm(destination: .httpBody)).encode(["a": 1], into: &get)
+        try use(.urlEncodedForm(destination: .form)).encode(["a": 1], into: &get)
         #expect(get.url.query == nil)
         #expect(SerializationTestSupport.text(get.body) == "a=1")
     }

@@ -86,13 +86,13 @@ import Testing
     @Test func aRequestFromPlainTextKeepsTheTextAndParsesItWhenAsked() throws {
         let text = "http://127.0.0.1:9/a?b=c"
         let request = try RequestBuilder.build(
-            url: text, method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
+            url: text, method: .get, headers: [:], body: nil, options: RequestOptions()
         ).get()
         #expect(request.urlText == text)
         #expect(request.url == URL(string: text))
         // The general path: a fragment is not plain, the URL is parsed at once.
         let general = try RequestBuilder.build(
-            url: "http://127.0.0.1:9/a#f", method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
+            url: "http://127.0.0.1:9/a#f", method: .get, headers: [:], body: nil, options: RequestOptions()
         ).get()
         #expect(general.urlText == "http://127.0.0.1:9/a#f")
         #expect(general.url.fragment == "f")
@@ -100,7 +100,7 @@ import Testing
 
     @Test func copiesOfATextRequestReadItsURLAndChangeOnlyTheirOwn() throws {
         let original = try RequestBuilder.build(
-            url: "http://127.0.0.1:9/a", method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
+            url: "http://127.0.0.1:9/a", method: .get, headers: [:], body: nil, options: RequestOptions()
         ).get()
         var copy = original
         copy.method = .post
@@ -115,7 +115,7 @@ import Testing
 
     @Test func readersOnManyThreadsAllGetTheURLOfTheText() async throws {
         let request = try RequestBuilder.build(
-            url: "http://127.0.0.1:9/shared", method: .get, headers: .fields([:]), body: nil, options: RequestOptions()
+            url: "http://127.0.0.1:9/shared", method: .get, headers: [:], body: nil, options: RequestOptions()
         ).get()
         let urls = await withTaskGroup(of: URL.self) { group in
             for _ in 0..<64 { group.addTask { request.url } }
@@ -127,7 +127,7 @@ import Testing
 
     @Test func aBadHeaderOfAPlainTextRequestNamesTheURL() {
         let result = RequestBuilder.build(
-            url: "http://127.0.0.1:9/h", method: .get, headers: .strings(["X-Bad": "a\r\nb"]), body: nil,
+            url: "http://127.0.0.1:9/h", method: .get, headers: ["X-Bad": "a\r\nb"], body: nil,
             options: RequestOptions())
         guard case .failure(let error) = result else {
             Issue.record("a value with CR LF was accepted")

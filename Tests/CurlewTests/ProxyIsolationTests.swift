@@ -22,7 +22,7 @@ struct ProxyIsolationTests {
     @Test func aTunnelOpenedWithOneProxyCredentialNeverCarriesARequestWithAnother() async throws {
         let nginx = try NginxSuiteScope.server()
         try await ProxyTesting.withProxy(.tinyproxy, username: "curlew", password: ProxyTesting.password) { proxy in
-            let session = ProxyTesting.session(.none, caCertificate: nginx.caCertificatePath)
+            let session = ProxyTesting.session(.direct, caCertificate: nginx.caCertificatePath)
             let name = "http://127.0.0.1:\(proxy.port)"
             let opened = try await session.request(
                 nginx.url("/isolated"), options: through(proxy.port, username: "curlew", password: ProxyTesting.password)
@@ -53,7 +53,7 @@ struct ProxyIsolationTests {
         let dead = try closedLoopbackPort()
         try await ProxyTesting.withProxy(.tinyproxy) { first in
             try await ProxyTesting.withProxy(.tinyproxy) { second in
-                let session = ProxyTesting.session(.none, caCertificate: nginx.caCertificatePath)
+                let session = ProxyTesting.session(.direct, caCertificate: nginx.caCertificatePath)
                 let viaFirst = try await session.request(nginx.url("/isolated"), options: through(first.port)).response
                 #expect(viaFirst.metrics.remotePort == first.port, "\(viaFirst.metrics)")
                 // The control: a request through the same proxy rides the open tunnel.

@@ -108,7 +108,7 @@ struct ProxyTests {
     @Test func aRequestMayOverrideTheSessionsProxyWithoutLeavingItOnThePooledHandle() async throws {
         let server = try await Fixtures.server()
         try await withProxy(.tinyproxy) { proxy in
-            let session = session(.none)
+            let session = session(.direct)
             var options = RequestOptions()
             options.proxy = .explicit(.http, host: "127.0.0.1", port: proxy.port)
             let proxied = try Fixtures.echo(try await session.request(server.url("/get?n=1"), options: options).data())
@@ -144,7 +144,7 @@ struct ProxyTests {
 
     static let direct: Session = {
         var configuration = SessionConfiguration()
-        configuration.proxy = .none
+        configuration.proxy = .direct
         return Session(configuration: configuration)
     }()
 
@@ -190,26 +190,26 @@ struct EnvironmentProxyRuleTests {
     }
 
     @Test func aSessionMadeWhileTheEnvironmentNamesNoProxyUsesNone() {
-        #expect(ProxyConfiguration.environment.resolvingEnvironment([:]) == .none)
-        #expect(ProxyConfiguration.environment.resolvingEnvironment(["no_proxy": "a.example", "PATH": "/bin"]) == .none)
+        #expect(ProxyConfiguration.environment.resolvingEnvironment([:]) == .direct)
+        #expect(ProxyConfiguration.environment.resolvingEnvironment(["no_proxy": "a.example", "PATH": "/bin"]) == .direct)
         // Empty values name no proxy, as curl reads them; upper-case HTTP_PROXY is not read at all.
-        #expect(ProxyConfiguration.environment.resolvingEnvironment(["http_proxy": "", "HTTP_PROXY": "http://p:1"]) == .none)
+        #expect(ProxyConfiguration.environment.resolvingEnvironment(["http_proxy": "", "HTTP_PROXY": "http://p:1"]) == .direct)
         for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
             #expect(ProxyConfiguration.environment.resolvingEnvironment([name: "http://p:1"]) == .environment, "\(name)")
         }
         let explicit = ProxyConfiguration.explicit(.http, host: "127.0.0.1", port: 9)
         #expect(explicit.resolvingEnvironment([:]) == explicit)
-        #expect(ProxyConfiguration.none.resolvingEnvironment(["http_proxy": "http://p:1"]) == .none)
+        #expect(ProxyConfiguration.direct.resolvingEnvironment(["http_proxy": "http://p:1"]) == .direct)
     }
 
     @Test func theLoopAndTheTransfersGetTheResolvedProxyAndThePublicConfigurationKeepsItsOwn() {
         let configuration = SessionConfiguration()
         #expect(configuration.proxy == .environment)
-        #expect(Session.transportConfiguration(configuration, environment: [:]).proxy == .none)
+        #expect(Session.transportConfiguration(configuration, environment: [:]).proxy == .direct)
         #expect(Session.transportConfiguration(configuration, environment: ["all_proxy": "socks5h://p:1"]).proxy == .environment)
         // What cURLDescription prints follows the proxy in use.
         let request = OutgoingRequest(url: URL(string: "http://127.0.0.1:9/x")!)
-        let none = CURLCommand.describe(.success(request), configuration: configuration, sessionProxy: .none)
+        let none = CURLCommand.describe(.success(request), configuration: configuration, sessionProxy: .direct)
         #expect(none.contains("--noproxy '*'"), "\(none)")
         let environment = CURLCommand.describe(.success(request), configuration: configuration, sessionProxy: .environment)
         #expect(environment.contains("--noproxy 'localhost,"), "\(environment)")

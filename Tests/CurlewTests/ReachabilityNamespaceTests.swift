@@ -145,7 +145,7 @@ struct ReachabilityNamespaceTests {
                     _ = try #require(await monitor.path { !$0.isSatisfied })
                     let recorder = ConnectivityRecorder()
                     var configuration = SessionConfiguration()
-                    configuration.proxy = .none  // 10.77.0.2 is no loopback host: an exported proxy would apply
+                    configuration.proxy = .direct  // 10.77.0.2 is no loopback host: an exported proxy would apply
                     configuration.reachabilityMonitor = monitor
                     configuration.eventMonitors = [recorder]
                     let session = Session(configuration: configuration, interceptors: [], networkNamespacePath: pair.clientPath)
@@ -181,7 +181,7 @@ struct ReachabilityNamespaceTests {
                     _ = try #require(await monitor.path { !$0.isSatisfied })
                     let recorder = ConnectivityRecorder()
                     var configuration = SessionConfiguration()
-                    configuration.proxy = .none
+                    configuration.proxy = .direct
                     configuration.eventMonitors = [recorder]
                     let retrier = OfflineRetrier(monitor: monitor, maximumWait: .seconds(60))
                     let session = Session(

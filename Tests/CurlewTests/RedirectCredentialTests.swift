@@ -71,7 +71,7 @@ struct RedirectCredentialTests {
             "Authorization": "Bearer secret", "Proxy-Authorization": "Basic cHJveHk6cHc=", "Cookie": "session=1",
             "X-Other": "kept",
         ]
-        let response = try await Fixtures.session.request(url, headers: headers).data()
+        let response = try await Fixtures.session.request(url, headers: RequestHeaders(headers)).data()
         try await other.shutdown()
         let echo = try Fixtures.echo(response)
         #expect(echo.url.hasPrefix(target), "the echo came from the other port: \(echo.url)")

@@ -40,7 +40,7 @@ struct RedirectTests {
     @Test func noFollowDeliversThe3xx() async throws {
         let server = try await Fixtures.server()
         var options = RequestOptions()
-        options.redirectPolicy = RedirectPolicy.none
+        options.redirectPolicy = RedirectPolicy.doNotFollow
         let response = try await session.request(server.url("/redirect/1"), options: options).response
         #expect(response.status.code == 302)
         #expect(response.redirects.isEmpty)
@@ -79,7 +79,7 @@ struct RedirectTests {
             "Authorization": "Bearer secret", "Proxy-Authorization": "Basic cHJveHk6cHc=", "Cookie": "session=1",
             "X-Other": "kept",
         ]
-        let echo = try Fixtures.echo(try await session.request(url, headers: headers).data())
+        let echo = try Fixtures.echo(try await session.request(url, headers: RequestHeaders(headers)).data())
         #expect(echo.url.contains("localhost"))
         #expect(echo.headers["authorization"] == nil)
         #expect(echo.headers["proxy-authorization"] == nil)
@@ -87,7 +87,7 @@ struct RedirectTests {
         #expect(echo.headers["x-other"] == "kept")
 
         let sameHost = server.url("/redirect-to?url=%2Fanything")
-        let kept = try Fixtures.echo(try await session.request(sameHost, headers: headers).data())
+        let kept = try Fixtures.echo(try await session.request(sameHost, headers: RequestHeaders(headers)).data())
         #expect(kept.headers["authorization"] == "Bearer secret")
         #expect(kept.headers["proxy-authorization"] == "Basic cHJveHk6cHc=")
         #expect(kept.headers["cookie"] == "session=1")

@@ -84,7 +84,7 @@ struct RequestBasicsTests {
         fields[.contentType] = "application/json"
         fields[HTTPField.Name("X-Custom")!] = "value 1"
         fields[.userAgent] = "MyApp/2"
-        let echo = try Fixtures.echo(try await session.request(server.url("/anything"), method: .post, headers: fields, body: .string("{}")).data())
+        let echo = try Fixtures.echo(try await session.request(server.url("/anything"), method: .post, headers: RequestHeaders(fields), body: .string("{}")).data())
         #expect(echo.headers["content-type"] == "application/json")
         #expect(echo.headers["x-custom"] == "value 1")
         #expect(echo.headers["user-agent"] == "MyApp/2")
@@ -102,7 +102,7 @@ struct RequestBasicsTests {
         own[HTTPField.Name("X-Team")!] = "override"
         // One connection and one handle at a time, so each request reuses the last one's handle.
         let plain = try Fixtures.echo(try await session.request(server.url("/anything")).data())
-        let custom = try Fixtures.echo(try await session.request(server.url("/anything"), headers: own).data())
+        let custom = try Fixtures.echo(try await session.request(server.url("/anything"), headers: RequestHeaders(own)).data())
         let plainAgain = try Fixtures.echo(try await session.request(server.url("/anything")).data())
         await session.shutdown()
         for echo in [plain, plainAgain] {

@@ -23,7 +23,7 @@ struct RequestDescriptionTests {
     @Test func theStatusShowsOnlyAfterTheRunAndSecretsNever() async throws {
         let server = try await Fixtures.server()
         let path = "/anything/describe-\(UUID().uuidString)"
-        let request = Fixtures.session.request(withPassword(server.url(path)), headers: Self.credentials)
+        let request = Fixtures.session.request(withPassword(server.url(path)), headers: RequestHeaders(Self.credentials))
         let line = "GET http://user:***@127.0.0.1:\(server.port)\(path)"
 
         #expect(String(describing: request) == line)
@@ -48,7 +48,7 @@ struct RequestDescriptionTests {
     @Test func theCommandShowsWhatTheAdaptersAddedOnlyAfterTheRun() async throws {
         let server = try await Fixtures.server()
         let session = Session(interceptors: [NamedAdapter(name: "session-adapter", calls: Recorder())])
-        let request = session.request(server.url("/anything"), headers: Self.credentials)
+        let request = session.request(server.url("/anything"), headers: RequestHeaders(Self.credentials))
             .intercept(with: NamedAdapter(name: "own-adapter", calls: Recorder()))
         #expect(!String(reflecting: request).contains("X-Order"))
         _ = try await request.data()
@@ -63,7 +63,7 @@ struct RequestDescriptionTests {
     @Test func aFailedRequestSaysWhyBrieflyAndShowsItsAdaptedCommand() async throws {
         let server = try await Fixtures.server()
         let session = Session(interceptors: [NamedAdapter(name: "adapted", calls: Recorder())])
-        let rejected = session.request(withPassword(server.url("/status/404")), headers: Self.credentials).validate()
+        let rejected = session.request(withPassword(server.url("/status/404")), headers: RequestHeaders(Self.credentials)).validate()
         _ = try? await rejected.data()
         let port = try closedLoopbackPort()
         let refused = session.request("http://127.0.0.1:\(port)/x")
@@ -77,7 +77,7 @@ struct RequestDescriptionTests {
     }
 
     @Test func aRequestThatCannotBeBuiltSaysSo() async throws {
-        let invalid = Fixtures.session.request("http://user:secret@exa mple.com/x", headers: Self.credentials)
+        let invalid = Fixtures.session.request("http://user:secret@exa mple.com/x", headers: RequestHeaders(Self.credentials))
         let before = String(describing: invalid)
         _ = try? await invalid.data()
         for text in [before, String(describing: invalid)] {
@@ -121,7 +121,7 @@ struct RequestDescriptionTests {
 
     @Test func aResponseFromTheNetworkPrintsWithoutSecrets() async throws {
         let server = try await Fixtures.server()
-        let response = try await Fixtures.session.request(withPassword(server.url("/status/201")), headers: Self.credentials).response
+        let response = try await Fixtures.session.request(withPassword(server.url("/status/201")), headers: RequestHeaders(Self.credentials)).response
         #expect(String(describing: response) == "GET http://user:***@127.0.0.1:\(server.port)/status/201 (201)")
         let printed = String(reflecting: response)
         #expect(printed.hasPrefix("[Request]: GET http://user:***@127.0.0.1:\(server.port)/status/201\n"), "\(printed)")

@@ -143,7 +143,7 @@ struct RetryNetworkTests {
         let counter = CallCounter()
         let server = try await flakyServer(counter: counter)
         defer { Task { await server.shutdown() } }
-        let policy = RetryPolicy(retryLimit: 100, backoffScale: .milliseconds(100), maximumDelay: .milliseconds(100), deadline: .milliseconds(700), jitter: .none)
+        let policy = RetryPolicy(retryLimit: 100, backoffScale: .milliseconds(100), maximumDelay: .milliseconds(100), deadline: .milliseconds(700), jitter: .disabled)
         let session = Session(interceptors: [policy])
         defer { Task { await session.shutdown() } }
         do {

@@ -53,7 +53,7 @@ struct RetryPolicyTests {
         let mean = delays.reduce(0.0) { $0 + $1.inSeconds } / Double(delays.count)
         #expect(abs(mean - 0.8) < 0.1, "the mean of a uniform [0, 1.6 s] is 0.8 s, got \(mean)")
         var noJitter = policy
-        noJitter.jitter = .none
+        noJitter.jitter = .disabled
         #expect(noJitter.backoff(forAttempt: 3, using: &generator) == bound)
     }
 
@@ -165,7 +165,7 @@ struct RetryPolicyTests {
     }
 
     @Test func deadlineStopsRetries() {
-        let policy = RetryPolicy(retryLimit: 10, backoffScale: .seconds(1), deadline: .seconds(3), jitter: .none)
+        let policy = RetryPolicy(retryLimit: 10, backoffScale: .seconds(1), deadline: .seconds(3), jitter: .disabled)
         guard case .retryWithDelay = policy.decide(request(), error: statusError(503), attempt: 1, elapsed: .seconds(1)) else {
             Issue.record("1 s + 1 s is within the deadline")
             return

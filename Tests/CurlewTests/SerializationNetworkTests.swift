@@ -70,7 +70,7 @@ struct SerializationNetworkTests {
     @Test func severalParameterSetsAtOnce() async throws {
         let server = try await Fixtures.server()
         let sets: RequestParameters = [ParameterSet(["page": 3], encoding: .query), ParameterSet(["name": "Ann"], encoding: .json)]
-        let echo = try await session.request(server.url("/anything"), method: .post, parameterSets: sets).serialized(by: .json).value
+        let echo = try await session.request(Endpoint(server.url("/anything"), method: .post).with(parameters: sets)).serialized(by: .json).value
         #expect(echo["args"]["page"].string == "3")
         #expect(echo["json"]["name"].string == "Ann")
     }
@@ -84,7 +84,7 @@ struct SerializationNetworkTests {
         defer { try? FileManager.default.removeItem(at: file) }
         try form.append(fileAt: file, withName: "document")
         var uploaded: TransferProgress?
-        let request = session.upload(multipartFormData: form, to: server.url("/anything"))
+        let request = session.upload(.multipart(form), to: server.url("/anything"))
         for try await event in request.events {
             if case .uploadProgress(let progress) = event { uploaded = progress }
         }

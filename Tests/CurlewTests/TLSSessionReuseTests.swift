@@ -21,7 +21,7 @@ struct TLSSessionReuseTests {
     /// `localhost` unless given).
     private func resumed(_ session: Session, _ nginx: NginxServer, host: String = "localhost") async throws -> Bool {
         let url = try #require(URL(string: "https://\(host):\(nginx.port)/tls-session"))
-        let text = try await session.request(url, headers: [.connection: "close"]).validate().string()
+        let text = try await session.request(url, headers: ["Connection": "close"]).validate().string()
         #expect(text == "r\n" || text == ".\n", "\(text)")
         return text == "r\n"
     }

@@ -12,20 +12,20 @@ struct TracedURLTests {
     }
 
     @Test func credentialsAreAlwaysRedacted() {
-        #expect(TracedURL.full("https://ann:pw@example.com/x", redaction: .none) == "https://REDACTED:REDACTED@example.com/x")
-        #expect(TracedURL.full("https://ann@example.com/x", redaction: .none) == "https://REDACTED@example.com/x")
+        #expect(TracedURL.full("https://ann:pw@example.com/x", redaction: .disabled) == "https://REDACTED:REDACTED@example.com/x")
+        #expect(TracedURL.full("https://ann@example.com/x", redaction: .disabled) == "https://REDACTED@example.com/x")
         // An "@" in the path is not user info.
-        #expect(TracedURL.full("https://example.com/@ann", redaction: .none) == "https://example.com/@ann")
+        #expect(TracedURL.full("https://example.com/@ann", redaction: .disabled) == "https://example.com/@ann")
     }
 
     @Test func fragmentIsLeftOut() {
-        #expect(TracedURL.full("https://example.com/x?a=1#top", redaction: .none) == "https://example.com/x?a=1")
-        #expect(TracedURL.full("https://example.com/x#top", redaction: .none) == "https://example.com/x")
+        #expect(TracedURL.full("https://example.com/x?a=1#top", redaction: .disabled) == "https://example.com/x?a=1")
+        #expect(TracedURL.full("https://example.com/x#top", redaction: .disabled) == "https://example.com/x")
     }
 
     @Test func queryRedactionModes() {
         let url = "https://example.com/x?sig=abc&page=2&X-Goog-Signature=zz&flag"
-        #expect(TracedURL.full(url, redaction: .none) == url)
+        #expect(TracedURL.full(url, redaction: .disabled) == url)
         #expect(
             TracedURL.full(url, redaction: .default)
                 == "https://example.com/x?sig=REDACTED&page=2&X-Goog-Signature=REDACTED&flag")

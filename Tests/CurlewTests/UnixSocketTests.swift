@@ -87,7 +87,7 @@ struct UnixSocketTests {
     @Test func postBodyOverTheSocket() async throws {
         try await withUnixSocketServer { server, _ in
             let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-            let data = try await Fixtures.session.upload(payload, to: server.url("/upload")).validate().data()
+            let data = try await Fixtures.session.upload(.data(payload), to: server.url("/upload")).validate().data()
             let report = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             #expect(report?["method"] as? String == "POST")
             #expect(report?["bytes"] as? Int == payload.count)

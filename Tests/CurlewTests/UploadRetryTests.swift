@@ -34,9 +34,9 @@ struct UploadRetryTests {
         try Self.payload.write(to: file)
         try await withSession(interceptors: [Self.retrier]) { session in
             var path = Self.flakyPath()
-            try await Self.expectResent(session.upload(Self.payload, to: server.url(path)), server: server, path: path)
+            try await Self.expectResent(session.upload(.data(Self.payload), to: server.url(path)), server: server, path: path)
             path = Self.flakyPath()
-            try await Self.expectResent(session.upload(fileAt: file, to: server.url(path), method: .put), server: server, path: path)
+            try await Self.expectResent(session.upload(.file(file), to: server.url(path), method: .put), server: server, path: path)
 
             let made = Atomic(0)
             path = Self.flakyPath()
@@ -62,8 +62,8 @@ struct UploadRetryTests {
         let server = try await Fixtures.server()
         try await withSession(interceptors: [Self.retrier]) { session in
             let requests: [(String, (String) -> DataRequest)] = [
-                ("stream", { path in session.upload(ChunkSequence(chunks: [Array(Self.payload)]), to: server.url(path)).validate() }),
-                ("input stream", { path in session.upload(InputStream(data: Self.payload), to: server.url(path)).validate() }),
+                ("stream", { path in session.upload(.stream(ChunkSequence(chunks: [Array(Self.payload)])), to: server.url(path)).validate() }),
+                ("input stream", { path in session.upload(.inputStream(InputStream(data: Self.payload)), to: server.url(path)).validate() }),
             ]
             for (name, make) in requests {
                 let path = Self.flakyPath()

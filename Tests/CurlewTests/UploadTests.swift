@@ -24,7 +24,7 @@ struct UploadTests {
     @Test func uploadDataPostsByDefaultAndTakesAMethod() async throws {
         let server = try await Fixtures.server()
         let body = Data("name=curlew".utf8)
-        let posted = try Fixtures.echo(try await Fixtures.session.upload(body, to: server.url("/anything/up")).validate().data())
+        let posted = try Fixtures.echo(try await Fixtures.session.upload(.data(body), to: server.url("/anything/up")).validate().data())
         #expect(posted.method == "POST")
         #expect(posted.body == "name=curlew")
         #expect(posted.headers["content-type"] == nil)
@@ -32,7 +32,7 @@ struct UploadTests {
         var fields = HTTPFields()
         fields[.contentType] = "text/plain"
         let put = try Fixtures.echo(
-            try await Fixtures.session.upload(body, to: server.url("/anything/up"), method: .put, headers: fields)
+            try await Fixtures.session.upload(.data(body), to: server.url("/anything/up"), method: .put, headers: RequestHeaders(fields))
                 .validate().data())
         #expect(put.method == "PUT")
         #expect(put.body == "name=curlew")
@@ -46,14 +46,14 @@ struct UploadTests {
         let file = directory.url.appendingPathComponent("body.bin")
         let payload = Self.payload(3 << 20)
         try payload.write(to: file)
-        let report = try await Fixtures.session.upload(fileAt: file, to: server.url("/upload"), method: .patch)
+        let report = try await Fixtures.session.upload(.file(file), to: server.url("/upload"), method: .patch)
             .validate().decode(Report.self)
         #expect(report.method == "PATCH")
         #expect(report.bytes == payload.count)
         #expect(report.crc32 == TestServer.crc32(of: payload))
         #expect(!report.chunked)
 
-        let missing = await failure(Fixtures.session.upload(fileAt: directory.url.appendingPathComponent("absent"), to: server.url("/upload")))
+        let missing = await failure(Fixtures.session.upload(.file(directory.url.appendingPathComponent("absent")), to: server.url("/upload")))
         #expect(missing?.kind == .invalidRequest, "\(String(describing: missing))")
     }
 
@@ -62,10 +62,10 @@ struct UploadTests {
         let chunks = (0..<40).map { index in [UInt8](repeating: UInt8(index), count: 10_000) }
         let expected = Data(chunks.joined())
         let sized = try await Fixtures.session.upload(
-            ChunkSequence(chunks: chunks), length: Int64(expected.count), to: server.url("/upload")
+            .stream(ChunkSequence(chunks: chunks), length: Int64(expected.count)), to: server.url("/upload")
         ).validate().decode(Report.self)
         #expect(sized.bytes == expected.count && sized.crc32 == TestServer.crc32(of: expected) && !sized.chunked)
-        let chunked = try await Fixtures.session.upload(ChunkSequence(chunks: chunks), to: server.url("/upload"), method: .put)
+        let chunked = try await Fixtures.session.upload(.stream(ChunkSequence(chunks: chunks)), to: server.url("/upload"), method: .put)
             .validate().decode(Report.self)
         #expect(chunked.method == "PUT")
         #expect(chunked.bytes == expected.count && chunked.crc32 == TestServer.crc32(of: expected) && chunked.chunked)
@@ -74,7 +74,7 @@ struct UploadTests {
     @Test func uploadInputStreams() async throws {
         let server = try await Fixtures.server()
         let payload = Self.payload(1 << 20)
-        let fromData = try await Fixtures.session.upload(InputStream(data: payload), to: server.url("/upload"))
+        let fromData = try await Fixtures.session.upload(.inputStream(InputStream(data: payload)), to: server.url("/upload"))
             .validate().decode(Report.self)
         #expect(fromData.bytes == payload.count && fromData.crc32 == TestServer.crc32(of: payload))
         #expect(fromData.chunked)
@@ -84,7 +84,7 @@ struct UploadTests {
         let file = directory.url.appendingPathComponent("stream.bin")
         try payload.write(to: file)
         let stream = try #require(InputStream(url: file))
-        let fromFile = try await Fixtures.session.upload(stream, length: Int64(payload.count), to: server.url("/upload"))
+        let fromFile = try await Fixtures.session.upload(.inputStream(stream, length: Int64(payload.count)), to: server.url("/upload"))
             .validate().decode(Report.self)
         #expect(fromFile.bytes == payload.count && fromFile.crc32 == TestServer.crc32(of: payload))
         #expect(!fromFile.chunked)
@@ -100,7 +100,7 @@ struct UploadTests {
     @Test func inputStreamShorterThanItsLengthFails() async throws {
         let server = try await Fixtures.server()
         let error = await failure(
-            Fixtures.session.upload(InputStream(data: Data(count: 10)), length: 20, to: server.url("/upload")))
+            Fixtures.session.upload(.inputStream(InputStream(data: Data(count: 10)), length: 20), to: server.url("/upload")))
         #expect(error?.kind == .uploadFailed, "\(String(describing: error))")
         #expect(error?.message.contains("ended after 10 of its declared 20 bytes") == true, "\(String(describing: error))")
     }
@@ -122,7 +122,7 @@ struct UploadTests {
         let payload = Self.payload(8 << 20)
         try await withSession(configuration: configuration) { session in
             for request in [
-                session.upload(payload, to: server.url("/upload")),
+                session.upload(.data(payload), to: server.url("/upload")),
                 session.upload(.stream(length: Int64(payload.count)) { ChunkSequence(chunks: [Array(payload)]) }, to: server.url("/upload")),
             ] {
                 var uploads: [TransferProgress] = []

@@ -42,11 +42,11 @@ enum ReadmeBlock03 {
 // ### Await a typed value, block 4
 enum ReadmeBlock04 {
     static func run() async throws {
-        switch await session.request(url).validate().result() {            // Result<Data, CurlewError>
+        switch await session.request(url).validate().dataResult() {            // Result<Data, CurlewError>
         case .success(let body): print(body.count)
         case .failure(let error): print(error.kind, error.status?.code ?? 0)
         }
-        let user = await session.request(userURL).result(decoding: User.self)   // Result<User, CurlewError>
+        let user = await session.request(userURL).decodeResult(User.self)   // Result<User, CurlewError>
         let whole = await session.request(url).serializedResult(by: .string)    // Result<Response<String>, CurlewError>
         _ = (user, whole)
     }
@@ -79,7 +79,7 @@ enum ReadmeBlock06 {
         // Per-request options:
         var options = RequestOptions()
         options.timeouts = Timeouts(connect: .seconds(5), total: .seconds(30), idle: .seconds(10))
-        options.redirectPolicy = .follow(maximum: 3)           // or .none, or .custom { hop, next in … }
+        options.redirectPolicy = .follow(maximum: 3)           // or .doNotFollow, or .custom { hop, next in … }
         options.maximumBodySize = 10 << 20
         let r = session.request(url, options: options)
 
@@ -95,20 +95,20 @@ enum ReadmeBlock07 {
         // URL form: the query for GET/HEAD/DELETE, the body otherwise. Keys sorted, RFC 3986 escaping.
         let search = session.request(url, parameters: ["q": "curl & swift", "page": 2])
         let create = session.request(url, method: .post, parameters: NewUser(name: "Ann"), encoder: .json)
-        let filter = session.request(url, method: .post, parameters: query, encoder: .urlEncodedForm(destination: .queryString))
+        let filter = session.request(url, method: .post, parameters: query, encoder: .urlEncodedForm(destination: .query))
         let save = session.request(url, method: .put, parameters: settings, encoder: .propertyList(format: .binary))
 
         // Several parameter sets on one request: URL parameters in the query and JSON in the body.
-        let mixed = session.request(url, method: .post, parameterSets: [
+        let mixed = session.request(Endpoint(url, method: .post).with(parameters: [
             ParameterSet(["page": 3], encoding: .query),
             ParameterSet(["name": "Ann"], encoding: .json),
-        ])
+        ]))
 
         // Multipart: in memory below 10 MiB, streamed from files and streams above it.
         var form = MultipartFormData()
         try form.append("Ann", withName: "name")
         try form.append(fileAt: videoURL, withName: "video")          // MIME type from the extension
-        let upload = session.upload(multipartFormData: form, to: url)  // progress in upload.events
+        let upload = session.upload(.multipart(form), to: url)  // progress in upload.events
         _ = (search, create, filter, save, mixed, form, upload)
     }
 }
@@ -118,13 +118,13 @@ enum ReadmeBlock08 {
     static func run() async throws {
         let api = Endpoint("https://api.example.com/v1")
             .with(header: "Accept", value: "application/json")
-            .with(interceptor: AccessToken(store: tokens))     // runs after the session's interceptors
+            .with(interceptors: [AccessToken(store: tokens)])     // runs after the session's interceptors
             .with(timeouts: Timeouts(connect: .seconds(5)))
 
         let search = Endpoint("search", base: api)             // https://api.example.com/v1/search
             .with(parameters: ["q": "curl", "page": 2], encoding: .query)
             .with(cookie: "SESSION_ID", value: sessionID)
-            .with(timeout: .seconds(10))                       // a deadline for the whole request
+            .with(timeouts: Timeouts(total: .seconds(10)))                       // a deadline for the whole request
         let results = try await session.request(search).validate().decode([Repository].self)
         _ = (api, search, results)
     }
@@ -137,7 +137,7 @@ enum ReadmeBlock09 {
 
         static let base = Endpoint("https://notes.example.com/api/v1")
             .with(header: "Accept", value: "application/json")
-            .with(interceptor: AccessToken(token: token))
+            .with(interceptors: [AccessToken(token: token)])
 
         func asEndpoint() throws -> Endpoint {
             switch self {
@@ -151,7 +151,7 @@ enum ReadmeBlock09 {
 
     static func run() async throws {
         let notes = try await session.request(NotesAPI.notes(page: 2)).validate().decode([Note].self)
-        let receipt = try await session.upload(fileAt: photo, to: NotesAPI.note(id: 7)).validate().data()
+        let receipt = try await session.upload(.file(photo), to: NotesAPI.note(id: 7)).validate().data()
         _ = (notes, receipt)
     }
 }
@@ -233,7 +233,7 @@ enum ReadmeBlock15 {
                 print(p.fractionCompleted, p.bytesPerSecond, p.estimatedTimeRemaining ?? .zero)
             case .response(let head): print(head.status)
             case .suspended, .resumed: print(event)
-            case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.totalTime)
+            case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.total)
             }
         }
     }
@@ -242,12 +242,12 @@ enum ReadmeBlock15 {
 // ### Uploads, block 16
 enum ReadmeBlock16 {
     static func run() async throws {
-        let receipt = try await session.upload(png, to: avatarURL, method: .put).validate().decode(Receipt.self)
-        _ = try await session.upload(fileAt: backup, to: storeURL).validate().data() // read from disk as sent
-        _ = try await session.upload(chunks, length: size, to: ingestURL).validate().data() // any AsyncSequence of bytes
-        _ = try await session.upload(inputStream, to: legacyURL).validate().data()    // Foundation's InputStream
+        let receipt = try await session.upload(.data(png), to: avatarURL, method: .put).validate().decode(Receipt.self)
+        _ = try await session.upload(.file(backup), to: storeURL).validate().data() // read from disk as sent, typed by extension
+        _ = try await session.upload(.stream(chunks, length: size), to: ingestURL).validate().data() // any AsyncSequence of bytes
+        _ = try await session.upload(.inputStream(inputStream), to: legacyURL).validate().data()    // Foundation's InputStream
 
-        for try await case .uploadProgress(let p) in session.upload(fileAt: backup, to: storeURL).events {
+        for try await case .uploadProgress(let p) in session.upload(.file(backup), to: storeURL).events {
             print(p.completedBytes, "of", p.totalBytes ?? -1)
         }
         _ = (receipt)
@@ -277,8 +277,7 @@ enum ReadmeBlock18 {
 // ### Downloads, block 19
 enum ReadmeBlock19 {
     static func run() async throws {
-        let file = try await session.download(url, to: .file(target),
-                                              options: [.createIntermediateDirectories, .removePreviousFile])
+        let file = try await session.download(url, to: .file(target, options: [.createIntermediateDirectories, .removePreviousFile]))
             .validate().fileURL()
 
         let scratch = try await session.download(url).fileURL()          // a temporary file that is yours
@@ -371,7 +370,7 @@ enum ReadmeBlock24 {
 enum ReadmeBlock25 {
     static func run() async throws {
         var configuration = SessionConfiguration()
-        configuration.proxy = .none                            // ignore the environment
+        configuration.proxy = .direct                          // ignore the environment
         configuration.proxy = .explicit(.http, host: "proxy.internal", port: 3128,
                                         username: "svc", password: secret,
                                         bypassing: ["metadata.internal", "10.0.0.0/8"])
@@ -381,7 +380,7 @@ enum ReadmeBlock25 {
                                         trust: .certificateAuthorities([.file("/etc/corp/proxy-ca.pem")]))
 
         var options = RequestOptions()
-        options.proxy = ProxyConfiguration.none               // per request, over the session's (not `.none`: that is nil)
+        options.proxy = .direct                                // per request, over the session's
         _ = (configuration, options)
     }
 }
@@ -516,7 +515,7 @@ enum ReadmeBlock33 {
 
     static func run() async throws {
         let api = Session(interceptors: [ClarifyErrors(), RetryPolicy.default])
-        if case .failure(let error) = await api.request(url).result(),
+        if case .failure(let error) = await api.request(url).dataResult(),
            let appError = error.underlying as? MyAppError { show(appError) }
         _ = (api)
     }

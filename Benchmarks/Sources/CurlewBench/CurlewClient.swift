@@ -46,7 +46,7 @@ struct CurlewClient: BenchClient {
 
     func download(_ url: String, to path: String) async throws -> Int64 {
         let destination = URL(fileURLWithPath: path)
-        let file = try await session.download(url, to: .file(destination), options: [.removePreviousFile])
+        let file = try await session.download(url, to: .file(destination, options: [.removePreviousFile]))
             .validate().fileURL()
         return try Self.size(of: file.path)
     }

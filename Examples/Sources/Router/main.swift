@@ -33,7 +33,7 @@ enum NotesAPI: EndpointConvertible {
     /// which the example sets once the demo server has a port.
     static let base = Endpoint(ProcessInfo.processInfo.environment["NOTES_API_URL"] ?? "http://127.0.0.1:8080/api/v1")
         .with(header: "Accept", value: "application/json")
-        .with(interceptor: AccessToken(token: "demo-token"))
+        .with(interceptors: [AccessToken(token: "demo-token")])
         .with(timeouts: Timeouts(connect: .seconds(5), idle: .seconds(30)))
 
     func asEndpoint() throws -> Endpoint {

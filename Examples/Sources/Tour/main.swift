@@ -20,8 +20,7 @@ try await withSession { session in
     // 2. Download to a file with a live progress line.
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-tour")
     let download = session.download(
-        server.url("/files/big.iso?size=\(24 << 20)&rate=\(12 << 20)"), to: .directory(directory),
-        options: [.createIntermediateDirectories, .removePreviousFile])
+        server.url("/files/big.iso?size=\(24 << 20)&rate=\(12 << 20)"), to: .directory(directory, options: [.createIntermediateDirectories, .removePreviousFile]))
     print("2. Download with progress:")
     for try await event in download.events {
         switch event {
@@ -32,7 +31,7 @@ try await withSession { session in
             print("\r   \(bar) \(percent)%  \(progress.completedBytes >> 20)/\((progress.totalBytes ?? 0) >> 20) MiB  \(String(format: "%.1f", progress.bytesPerSecond / 1_048_576)) MiB/s  \(eta)   ", terminator: "")
             fflush(nil)
         case .completed(let done):
-            print("\n   saved to \(done.fileURL?.path ?? "?") in \(done.metrics.totalTime)\n")
+            print("\n   saved to \(done.fileURL?.path ?? "?") in \(done.metrics.total)\n")
         case .response, .uploadProgress, .suspended, .resumed:
             break
         }

@@ -12,7 +12,7 @@ public typealias Parameters = [String: any Sendable]
 /// ```swift
 /// session.request(url, method: .post, parameters: newUser, encoder: .json)
 /// session.request(url, parameters: ["q": "curl"], encoder: .urlEncodedForm)
-/// session.request(url, method: .post, parameters: query, encoder: .urlEncodedForm(destination: .queryString))
+/// session.request(url, method: .post, parameters: query, encoder: .urlEncodedForm(destination: .query))
 /// try JSONParameterEncoder().encode(newUser, into: &request)  // on an OutgoingRequest
 /// ```
 ///

@@ -76,10 +76,10 @@ public struct RequestParameters: Sendable, ExpressibleByArrayLiteral {
         for set in merged() {
             switch set.encoding {
             case .query:
-                try URLEncodedFormParameterEncoder(encoder: formEncoder, destination: .queryString)
+                try URLEncodedFormParameterEncoder(encoder: formEncoder, destination: .query)
                     .encode(set.parameters, into: &request)
             case .form:
-                try URLEncodedFormParameterEncoder(encoder: formEncoder, destination: .httpBody)
+                try URLEncodedFormParameterEncoder(encoder: formEncoder, destination: .form)
                     .encode(set.parameters, into: &request)
             case .json:
                 try JSONParameterEncoder(serializationOptions: jsonOptions).encode(set.parameters, into: &request)

@@ -14,17 +14,18 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         /// The query for GET, HEAD and DELETE requests, the body for any other method. The
         /// default.
         case methodDependent
-        /// Always the URL query.
-        case queryString
-        /// Always the body.
-        case httpBody
+        /// Always the URL query (as ``ParameterSet/Encoding/query``).
+        case query
+        /// Always the body, as `application/x-www-form-urlencoded` (as
+        /// ``ParameterSet/Encoding/form``).
+        case form
 
         /// Whether a request with `method` gets the text in its query.
         public func encodesIntoQuery(for method: HTTPRequest.Method) -> Bool {
             switch self {
             case .methodDependent: return method == .get || method == .head || method == .delete
-            case .queryString: return true
-            case .httpBody: return false
+            case .query: return true
+            case .form: return false
             }
         }
     }

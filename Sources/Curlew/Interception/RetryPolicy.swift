@@ -30,7 +30,7 @@ public struct RetryPolicy: RequestInterceptor {
         /// A uniformly random delay between zero and the exponential bound (the default).
         case full
         /// Exactly the exponential bound; predictable, but clients retry in lockstep.
-        case none
+        case disabled
     }
 
     /// The methods retried by default: the idempotent ones of RFC 9110.
@@ -187,7 +187,7 @@ public struct RetryPolicy: RequestInterceptor {
     public func backoff(forAttempt attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let bound = backoffBound(forAttempt: attempt)
         switch jitter {
-        case .none: return bound
+        case .disabled: return bound
         case .full:
             let seconds = bound.inSeconds
             guard seconds > 0 else { return .zero }

@@ -121,7 +121,7 @@ public struct LoggingEventMonitor: EventMonitor {
         let method = request?.method.rawValue ?? "?"
         switch result {
         case .success(let completion):
-            let milliseconds = completion.metrics.totalTime.inSeconds * 1000
+            let milliseconds = completion.metrics.total.inSeconds * 1000
             var text = "← \(completion.head.status.code) \(method) \(redacted(completion.url))"
             text += " in \(String(format: "%.1f", milliseconds)) ms"
             if attempts > 1 { text += " after \(attempts) attempts" }

@@ -44,7 +44,7 @@ enum TracedURL {
     private static func redacted(_ query: Substring, _ redaction: TracingConfiguration.QueryRedaction) -> String {
         let secrets: Set<String>?
         switch redaction {
-        case .none: return String(query)
+        case .disabled: return String(query)
         case .all: secrets = nil
         case .parameters(let names):
             if names.isEmpty { return String(query) }

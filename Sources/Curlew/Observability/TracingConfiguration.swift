@@ -39,7 +39,7 @@ public struct TracingConfiguration: Sendable {
     /// What `url.full` shows of a query.
     public enum QueryRedaction: Sendable, Hashable {
         /// The query as sent.
-        case none
+        case disabled
         /// The values of these parameters (by exact name) become `REDACTED`.
         case parameters(Set<String>)
         /// Every value becomes `REDACTED`; the names stay.

@@ -1,7 +1,15 @@
 import Foundation
 import HTTPTypes
 
-/// Where a download is written.
+/// Where a download is written, and how the file system is treated on the way
+/// (``DownloadOptions``).
+///
+/// ```swift
+/// session.download(url, to: .file(report, options: [.createIntermediateDirectories, .removePreviousFile]))
+/// ```
+///
+/// Without ``DownloadOptions/removePreviousFile``, a file (or link) already at the destination
+/// fails the download with ``CurlewError/Kind/fileSystem`` and is left as it is.
 public struct DownloadDestination: Sendable {
     enum Kind: Sendable {
         case file(URL)
@@ -11,25 +19,31 @@ public struct DownloadDestination: Sendable {
     }
 
     let kind: Kind
+    /// How the file system is treated on the way to the file.
+    public let options: DownloadOptions
 
     /// Exactly this file.
-    public static func file(_ url: URL) -> DownloadDestination { DownloadDestination(kind: .file(url)) }
+    public static func file(_ url: URL, options: DownloadOptions = []) -> DownloadDestination {
+        DownloadDestination(kind: .file(url), options: options)
+    }
 
     /// This directory, under the suggested filename (from `Content-Disposition`, else the
     /// URL's last path component, else `download`).
-    public static func directory(_ url: URL) -> DownloadDestination { DownloadDestination(kind: .directory(url)) }
+    public static func directory(_ url: URL, options: DownloadOptions = []) -> DownloadDestination {
+        DownloadDestination(kind: .directory(url), options: options)
+    }
 
     /// A file chosen when the response head arrives. Runs on the session's I/O thread: keep it quick.
     public static func custom(
-        _ choose: @escaping @Sendable (_ suggestedFilename: String, _ head: HTTPResponse) -> URL
+        options: DownloadOptions = [], _ choose: @escaping @Sendable (_ suggestedFilename: String, _ head: HTTPResponse) -> URL
     ) -> DownloadDestination {
-        DownloadDestination(kind: .custom(choose))
+        DownloadDestination(kind: .custom(choose), options: options)
     }
 
     /// A new file in the system's temporary directory (`FileManager.default.temporaryDirectory`),
     /// named `curlew-<UUID>-<suggested filename>`: the default of `Session.download`. The file
     /// belongs to the caller, who moves or removes it; Curlew never does.
-    public static var temporaryFile: DownloadDestination { DownloadDestination(kind: .temporary) }
+    public static var temporaryFile: DownloadDestination { DownloadDestination(kind: .temporary, options: []) }
 
     /// The file for a response. A download resumed into ``temporaryFile`` continues the file
     /// its partial file was named for, when that is one of this kind's names for the response,
@@ -60,7 +74,7 @@ public struct DownloadDestination: Sendable {
     }
 }
 
-/// How a download treats the file system.
+/// How a download treats the file system, given with its ``DownloadDestination``.
 public struct DownloadOptions: OptionSet, Sendable {
     public let rawValue: Int
     /// Creates options.

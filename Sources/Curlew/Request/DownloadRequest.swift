@@ -38,8 +38,17 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         try await response.value
     }
 
+    /// The file's final location, or the error ``fileURL()`` would have thrown.
+    public func fileURLResult() async -> Result<URL, CurlewError> {
+        do {
+            return .success(try await response.value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Cancels the download; with `producingResumeData`, keeps what arrived and returns what it
-    /// takes to continue it with ``Session/download(resumingWith:to:options:requestOptions:)``.
+    /// takes to continue it with ``Session/download(resumingWith:to:options:)``.
     ///
     /// Returns nil — and removes the partial file, as a plain ``Request/cancel()`` does — when
     /// there is nothing to resume: no byte arrived, the response named no strong validator (a

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// What it takes to continue a download that stopped part way: hand it to
-/// ``Session/download(resumingWith:to:options:requestOptions:)``.
+/// ``Session/download(resumingWith:to:options:)``.
 ///
 /// A download gives resume data when it is cancelled with
 /// ``DownloadRequest/cancel(producingResumeData:)`` or fails on the way (the connection drops, a
@@ -145,7 +145,7 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         }
         fields[.range] = "bytes=\(bytesOnDisk)-"
         fields[.ifRange] = validator
-        return RequestBuilder.build(url: url, method: .get, headers: .fields(fields), body: nil, options: options)
+        return RequestBuilder.build(url: url, method: .get, headers: RequestHeaders(fields), body: nil, options: options)
     }
 
     /// What makes stored resume data unusable, or nil.

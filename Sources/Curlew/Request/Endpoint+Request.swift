@@ -33,7 +33,7 @@ extension Endpoint {
         if !cookies.isEmpty {
             fields.append(HTTPField(name: .cookie, value: cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")))
         }
-        return try RequestBuilder.build(url: url, method: method, headers: .fields(fields), options: options) { request in
+        return try RequestBuilder.build(url: url, method: method, headers: RequestHeaders(fields), options: options) { request in
             request.body = body
             try parameters.encode(into: &request)
             for encoding in encodings { try encoding.encode(&request) }

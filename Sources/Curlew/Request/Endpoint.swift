@@ -8,7 +8,7 @@ import HTTPTypes
 /// ```swift
 /// let api = Endpoint("https://api.example.com/v1")
 ///     .with(header: "Accept", value: "application/json")
-///     .with(interceptor: tokenAdapter)
+///     .with(interceptors: [tokenAdapter])
 /// let search = Endpoint("search/repositories", base: api)
 ///     .with(parameters: ["q": "curl", "page": 2], encoding: .query)
 /// let repos = try await session.request(search).validate().decode([Repository].self)
@@ -63,26 +63,21 @@ public struct Endpoint: Sendable {
     /// The first bad input a builder was given; the request fails with it.
     var invalidInput: CurlewError?
 
-    /// An endpoint at `url`.
-    public init(_ url: String, method: HTTPRequest.Method? = nil, headers: HTTPFields = HTTPFields()) {
+    /// An endpoint at `url`. Header names or values that cannot go on the wire fail the
+    /// request with ``CurlewError/Kind/invalidHeader``.
+    public init(_ url: String, method: HTTPRequest.Method? = nil, headers: RequestHeaders = [:]) {
         self.url = url
         self.explicitMethod = method
-        self.headerFields = headers
+        self.headerFields = HTTPFields()
         self.parameters = []
         self.body = nil
         self.interceptors = []
         self.options = RequestOptions()
-    }
-
-    /// An endpoint at `url`, with headers given as strings (validated: CR, LF, NUL or a bad
-    /// name fail the request with ``CurlewError/Kind/invalidHeader``).
-    public init(_ url: String, method: HTTPRequest.Method? = nil, headers: [String: String]) {
-        self.init(url, method: method)
-        self = with(headers: headers)
+        if !headers.isEmpty { self = with(headers: headers) }
     }
 
     /// An endpoint at `url`.
-    public init(_ url: URL, method: HTTPRequest.Method? = nil, headers: HTTPFields = HTTPFields()) {
+    public init(_ url: URL, method: HTTPRequest.Method? = nil, headers: RequestHeaders = [:]) {
         self.init(url.absoluteString, method: method, headers: headers)
     }
 
@@ -102,7 +97,8 @@ public struct Endpoint: Sendable {
     /// An endpoint for a request built in full: its URL, method, header fields, body and
     /// options carry over.
     public init(_ request: OutgoingRequest) {
-        self.init(request.url, method: request.method, headers: request.headerFields)
+        self.init(request.url, method: request.method)
+        headerFields = request.headerFields
         body = request.body
         options = request.options
     }
@@ -132,54 +128,31 @@ extension Endpoint {
         return copy
     }
 
-    /// This endpoint with the header `name` set to `value`, replacing every field of that name.
-    public func with(header name: HTTPField.Name, value: String) -> Endpoint {
+    /// This endpoint with these header fields: each name given replaces the endpoint's fields
+    /// of that name (in any case), and the fields of one name keep their order. A name or
+    /// value that cannot go on the wire fails the request with
+    /// ``CurlewError/Kind/invalidHeader``.
+    public func with(headers: RequestHeaders) -> Endpoint {
         var copy = self
-        copy.headerFields[fields: name] = [HTTPField(name: name, value: value)]
-        return copy
-    }
-
-    /// This endpoint with these header fields; each name given replaces the endpoint's fields
-    /// of that name, and the fields of one name keep their order.
-    public func with(headers: HTTPFields) -> Endpoint {
-        var copy = self
-        var replaced = Set<HTTPField.Name>()
-        for field in headers where replaced.insert(field.name).inserted {
-            copy.headerFields[fields: field.name] = headers[fields: field.name]
-        }
-        return copy
-    }
-
-    /// This endpoint with these header fields given as strings (validated, in name order);
-    /// each replaces the endpoint's fields of that name.
-    public func with(headers: [String: String]) -> Endpoint {
         do throws(CurlewError) {
-            return with(headers: try HeaderInput.strings(headers).fields(for: nil))
+            let fields = try headers.fields(for: nil)
+            var replaced = Set<HTTPField.Name>()
+            for field in fields where replaced.insert(field.name).inserted {
+                copy.headerFields[fields: field.name] = fields[fields: field.name]
+            }
         } catch {
-            var copy = self
             copy.record(error)
-            return copy
         }
+        return copy
     }
 
     /// This endpoint with one more parameter set; see the merge rules of ``RequestParameters``.
     public func with(parameters: Parameters, encoding: ParameterSet.Encoding = .query) -> Endpoint {
-        with(parameters: ParameterSet(parameters, encoding: encoding))
+        with(parameters: [ParameterSet(parameters, encoding: encoding)])
     }
 
-    /// This endpoint with one more parameter: a set of one, merged like any other.
-    public func with(parameter name: String, value: any Sendable, encoding: ParameterSet.Encoding = .query) -> Endpoint {
-        with(parameters: [name: value], encoding: encoding)
-    }
-
-    /// This endpoint with one more parameter set.
-    public func with(parameters set: ParameterSet) -> Endpoint {
-        var copy = self
-        copy.parameters.sets.append(set)
-        return copy
-    }
-
-    /// This endpoint with more parameter sets, after its own.
+    /// This endpoint with more parameter sets, after its own; see the merge rules of
+    /// ``RequestParameters``.
     public func with(parameters sets: RequestParameters) -> Endpoint {
         var copy = self
         copy.parameters = parameters.appending(sets)
@@ -206,23 +179,11 @@ extension Endpoint {
         return copy
     }
 
-    /// This endpoint with one more interceptor, after its own.
-    public func with(interceptor: any RequestInterceptor) -> Endpoint {
-        with(interceptors: [interceptor])
-    }
-
     /// This endpoint with more interceptors, after its own.
     public func with(interceptors more: [any RequestInterceptor]) -> Endpoint {
         var copy = self
         copy.interceptors += more
         return copy
-    }
-
-    /// This endpoint with a deadline for the whole request (``Timeouts/total``), from the
-    /// first byte sent to the last byte received. For a large download prefer an idle
-    /// timeout: `with(timeouts: Timeouts(idle: .seconds(30)))`.
-    public func with(timeout: Duration) -> Endpoint {
-        with(timeouts: Timeouts(total: timeout))
     }
 
     /// This endpoint with these timeouts; each field given replaces the endpoint's.
@@ -256,11 +217,6 @@ extension Endpoint {
             copy.cookies.append((name, value))
         }
         return copy
-    }
-
-    /// This endpoint with a cookie of the jar's kind; only its name and value are sent.
-    public func with(cookie: Cookie) -> Endpoint {
-        with(cookie: cookie.name, value: cookie.value)
     }
 
     /// Keeps the first bad input, which the request fails with.

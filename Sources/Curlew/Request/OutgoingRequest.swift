@@ -43,12 +43,14 @@ public struct OutgoingRequest: Sendable {
             yield &storage.headerFields
         }
     }
-    /// The body, if any.
+    /// The body, if any. A body that implies a `Content-Type` (``RequestBody/contentType``)
+    /// sets it when it is set: a file's unless the fields have one, a form's always.
     public var body: RequestBody? {
         get { storage.body }
         _modify {
             makeUnique()
             yield &storage.body
+            storage.applyImpliedContentType()
         }
     }
     /// Per-request overrides of the session's settings.
@@ -68,6 +70,7 @@ public struct OutgoingRequest: Sendable {
         storage = Storage(
             urlText: url.absoluteString, url: url, isPlainText: false, method: method, headerFields: headerFields,
             body: body, options: options)
+        storage.applyImpliedContentType()
     }
 
     /// A request whose URL stays text until someone reads ``url``: `urlText` must be one that
@@ -81,6 +84,7 @@ public struct OutgoingRequest: Sendable {
         storage = Storage(
             urlText: urlText, url: nil, isPlainText: true, method: method, headerFields: headerFields, body: body,
             options: options)
+        storage.applyImpliedContentType()
     }
 
     private mutating func makeUnique() {
@@ -117,6 +121,12 @@ public struct OutgoingRequest: Sendable {
             self.headerFields = headerFields
             self.body = body
             self.options = options
+        }
+
+        /// Sets the `Content-Type` the body implies (see ``OutgoingRequest/body``).
+        func applyImpliedContentType() {
+            guard let implied = body?.impliedContentType else { return }
+            if implied.replacesHeader || headerFields[.contentType] == nil { headerFields[.contentType] = implied.value }
         }
 
         var url: URL {

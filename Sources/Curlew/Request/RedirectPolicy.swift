@@ -18,7 +18,7 @@ public struct RedirectPolicy: Sendable {
     public static let `default` = RedirectPolicy(mode: .follow(maximum: 10))
 
     /// Do not follow redirects; the 3xx response is the result.
-    public static let none = RedirectPolicy(mode: .none)
+    public static let doNotFollow = RedirectPolicy(mode: .none)
 
     /// Follow up to `maximum` redirects, then fail with ``CurlewError/Kind/tooManyRedirects``.
     public static func follow(maximum: Int) -> RedirectPolicy {

@@ -181,17 +181,18 @@ public class Request: @unchecked Sendable {
     /// `responseData`, for code that does not want to throw.
     ///
     /// ```swift
-    /// switch await session.request(url).validate().result() {
+    /// switch await session.request(url).validate().dataResult() {
     /// case .success(let body): print(body.count)
     /// case .failure(let error): print(error.kind, error.status?.code ?? 0)
     /// }
     /// ```
     ///
-    /// Each `…Result` method is the twin of the throwing method of the same shape: `result()` of
-    /// `data()`, `result(decoding:)` of `decode(_:)`, ``serializedResult(by:)`` (the whole
-    /// ``Response``) of ``serialized(by:)``. Asking several of them, and the throwing ones, still
-    /// makes one transfer.
-    public func result() async -> Result<Data, CurlewError> {
+    /// Each `…Result` method is the twin of the throwing method whose name it extends:
+    /// `dataResult()` of `data()`, `stringResult(encoding:)` of `string(encoding:)`,
+    /// `decodeResult(_:decoder:)` of `decode(_:decoder:)`, ``serializedResult(by:)`` (the whole
+    /// ``Response``) of ``serialized(by:)``, and a download's `fileURLResult()` of `fileURL()`.
+    /// Asking several of them, and the throwing ones, still makes one transfer.
+    public func dataResult() async -> Result<Data, CurlewError> {
         // As in `data()`: no `Response` unless a monitor watches serializations.
         guard core.monitor == nil else { return await serializedResult(by: DataResponseSerializer()).map(\.value) }
         do {
@@ -202,7 +203,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// The body decoded from JSON, or the error ``decode(_:decoder:)`` would have thrown.
-    public func result<T: Decodable & Sendable>(decoding type: T.Type, decoder: JSONDecoder = JSONDecoder())
+    public func decodeResult<T: Decodable & Sendable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
         async -> Result<T, CurlewError>
     {
         await serializedResult(by: DecodableResponseSerializer<T>(decoder: decoder)).map(\.value)
@@ -211,6 +212,11 @@ public class Request: @unchecked Sendable {
     /// The body as text, in the charset from `Content-Type`, else UTF-8, else ISO-8859-1.
     public func string(encoding: String.Encoding? = nil) async throws(CurlewError) -> String {
         try await serialized(by: StringResponseSerializer(encoding: encoding)).value
+    }
+
+    /// The body as text, or the error ``string(encoding:)`` would have thrown.
+    public func stringResult(encoding: String.Encoding? = nil) async -> Result<String, CurlewError> {
+        await serializedResult(by: StringResponseSerializer(encoding: encoding)).map(\.value)
     }
 
     /// The body decoded from JSON.

@@ -1,8 +1,13 @@
 import Foundation
 import Synchronization
 
-/// The body of a request: bytes in memory, a file, an asynchronous sequence of chunks, or a
-/// Foundation `InputStream`.
+/// The body of a request: bytes in memory, a file, a multipart form, an asynchronous sequence
+/// of chunks, or a Foundation `InputStream`.
+///
+/// A file body and a form name their own `Content-Type` (``contentType``): a file's is
+/// inferred from its extension, and the request carries it unless its headers set one; a
+/// form's names its boundary and always replaces the request's, since the body cannot be read
+/// without it.
 ///
 /// `Data`, `String` and file bodies can be sent again (on a retry, a 307/308 redirect, or a
 /// refused `Expect: 100-continue`). A stream body is sent once, unless it is built with a
@@ -17,6 +22,14 @@ public struct RequestBody: Sendable {
     }
 
     let storage: Storage
+
+    /// The `Content-Type` the body implies: a file's, inferred from its extension
+    /// (`application/octet-stream` when unknown), or a multipart form's with its boundary; nil
+    /// for bytes, text and streams, which leave the type to the request's headers.
+    public var contentType: String? { impliedContentType?.value }
+
+    /// ``contentType``, and whether it replaces a `Content-Type` the request's headers set.
+    var impliedContentType: (value: String, replacesHeader: Bool)? = nil
 
     /// The body's length in bytes, when known. A body of unknown length is sent chunked.
     public var length: Int64? {
@@ -44,7 +57,28 @@ public struct RequestBody: Sendable {
     }
 
     /// A body read from a file as it is sent; the file is never held in memory whole.
-    public static func file(_ url: URL) -> RequestBody { RequestBody(storage: .file(url)) }
+    ///
+    /// The request carries the file's type, inferred from its extension (``MIMEType``), unless
+    /// its headers set a `Content-Type`. A file that cannot be opened fails the request with
+    /// ``CurlewError/Kind/invalidRequest`` when it is consumed.
+    public static func file(_ url: URL) -> RequestBody {
+        RequestBody(storage: .file(url), impliedContentType: (MIMEType.forFileName(url.lastPathComponent), false))
+    }
+
+    /// A `multipart/form-data` body. Small forms are encoded in memory; large ones stream from
+    /// their files and streams (see ``MultipartFormData/makeBody(inMemoryThreshold:)``), so a
+    /// 2 GiB file is never held in memory. The request's `Content-Type` becomes the form's, with
+    /// its boundary. A part's file that cannot be read fails the request when it is consumed.
+    public static func multipart(_ form: MultipartFormData) -> RequestBody {
+        var body: RequestBody
+        do {
+            body = try form.makeBody()
+        } catch {
+            body = RequestBody(storage: .stream(length: nil, replayable: true) { () throws(CurlewError) in throw error })
+        }
+        body.impliedContentType = (form.contentType, true)
+        return body
+    }
 
     /// A one-shot body from an asynchronous sequence of byte chunks.
     ///

@@ -8,7 +8,7 @@ import HTTPTypes
 /// error for when the request is consumed (making a request never throws).
 enum RequestBuilder {
     static func build(
-        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, body: RequestBody?,
+        url: some URLConvertible, method: HTTPRequest.Method, headers: RequestHeaders, body: RequestBody?,
         options: RequestOptions
     ) -> Result<OutgoingRequest, CurlewError> {
         do throws(CurlewError) {
@@ -31,7 +31,7 @@ enum RequestBuilder {
     /// such text parses and passes ``Foundation/URL/validatedForTransfer()``, so the request is
     /// the one the general path builds. Nil for any other text.
     private static func plainRequest(
-        _ text: String, method: HTTPRequest.Method, headers: HeaderInput, body: RequestBody?, options: RequestOptions
+        _ text: String, method: HTTPRequest.Method, headers: RequestHeaders, body: RequestBody?, options: RequestOptions
     ) throws(CurlewError) -> OutgoingRequest? {
         var text = text
         guard text.withUTF8(URLTextLayout.isPlainHTTPURL) else { return nil }
@@ -41,7 +41,7 @@ enum RequestBuilder {
 
     /// A request whose body or query `encode` writes (parameters with an encoder, a form).
     static func build(
-        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, options: RequestOptions,
+        url: some URLConvertible, method: HTTPRequest.Method, headers: RequestHeaders, options: RequestOptions,
         _ encode: (inout OutgoingRequest) throws -> Void
     ) -> Result<OutgoingRequest, CurlewError> {
         build(url: url, method: method, headers: headers, body: nil, options: options)
@@ -79,32 +79,6 @@ enum RequestBuilder {
         Result { () throws(CurlewError) in
             _ = try request.url.validatedForTransfer()
             return request
-        }
-    }
-}
-
-/// Header fields as the caller gave them: `HTTPFields`, or strings still to be validated.
-enum HeaderInput: Sendable {
-    case fields(HTTPFields)
-    case strings([String: String])
-
-    /// The fields; strings are validated (CR, LF, NUL or a bad name are an error, naming `url`,
-    /// which is made only then) and put in name order, so that the request does not depend on
-    /// the dictionary's order.
-    func fields(for url: @autoclosure () -> URL?) throws(CurlewError) -> HTTPFields {
-        switch self {
-        case .fields(let fields):
-            return fields
-        case .strings(let strings):
-            var fields = HTTPFields()
-            do throws(CurlewError) {
-                for (name, value) in strings.sorted(by: { $0.key < $1.key }) {
-                    fields.append(try HTTPField.validated(name: name, value: value, url: nil))
-                }
-            } catch {
-                throw error.adding(url: url())
-            }
-            return fields
         }
     }
 }

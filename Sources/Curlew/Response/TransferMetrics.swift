@@ -29,9 +29,6 @@ public struct TransferMetrics: Sendable, Hashable {
     /// none or the request passed it by (a stream, an unsafe method, a range).
     public var cacheStatus: CacheStatus? = nil
 
-    /// The same as ``total``, as the design brief spells it.
-    public var totalTime: Duration { total }
-
     /// Zero metrics, for responses that never reached the network.
     public static let zero = TransferMetrics(
         dnsLookup: .zero, connect: .zero, tlsHandshake: .zero, timeToFirstByte: .zero,

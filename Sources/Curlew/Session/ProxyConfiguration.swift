@@ -61,7 +61,7 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
     }
 
     /// Never a proxy, whatever the environment says.
-    public static let none = ProxyConfiguration(mode: .none)
+    public static let direct = ProxyConfiguration(mode: .none)
 
     /// The proxy the environment names, as curl reads it; never for loopback hosts. An HTTPS
     /// proxy named there is verified with the system's certificate authorities.
@@ -172,7 +172,7 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
         guard case .environment = mode else { return self }
         let namesProxy = Self.firstSet(Self.httpProxyVariables, in: environment) != nil
             || Self.firstSet(Self.httpsProxyVariables, in: environment) != nil
-        return namesProxy ? self : .none
+        return namesProxy ? self : .direct
     }
 
     /// `no_proxy` (or `NO_PROXY`) from the environment, plus the loopback hosts.

@@ -4,14 +4,15 @@ import FoundationNetworking
 #endif
 import HTTPTypes
 
-/// Downloads take everything a data request takes — a URL with headers as `HTTPFields` or as
-/// strings, parameters with an encoder, an ``OutgoingRequest``, a `URLRequest` — plus where the
-/// file goes. Without a destination, the file goes to ``DownloadDestination/temporaryFile``: a
-/// new file in the temporary directory that belongs to the caller (`Response<URL>` says where).
+/// Downloads take the ways a data request is made — a URL with headers and a body or
+/// parameters, an ``Endpoint``, an ``OutgoingRequest``, a `URLRequest` — plus where the file goes.
+/// Without a destination, the file goes to ``DownloadDestination/temporaryFile``: a new file in
+/// the temporary directory that belongs to the caller (`Response<URL>` says where).
 ///
 /// ```swift
 /// let file = try await session.download("https://example.com/report.pdf").validate().fileURL()
 /// let report = try await session.download(url, to: .directory(reports)).validate().decode(Report.self)
+/// let latest = try await session.download(url, to: .file(target, options: .removePreviousFile)).validate().fileURL()
 /// ```
 ///
 /// Only http and https are downloaded: a `file://` URL fails with
@@ -19,75 +20,51 @@ import HTTPTypes
 extension Session {
     /// A download written straight to disk as it arrives, with progress events.
     public nonisolated func download(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = HTTPFields(),
-        body: RequestBody? = nil, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: RequestHeaders = [:],
+        body: RequestBody? = nil, to destination: DownloadDestination = .temporaryFile,
+        options: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        download(
-            RequestBuilder.build(url: url, method: method, headers: .fields(headers), body: body, options: requestOptions),
-            to: destination, options: options)
-    }
-
-    /// A download whose headers are given as strings, which are validated as for data requests:
-    /// a name or value with CR, LF or other forbidden bytes fails it with
-    /// ``CurlewError/Kind/invalidHeader``.
-    public nonisolated func download(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: [String: String],
-        body: RequestBody? = nil, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
-    ) -> DownloadRequest {
-        download(
-            RequestBuilder.build(url: url, method: method, headers: .strings(headers), body: body, options: requestOptions),
-            to: destination, options: options)
+        download(RequestBuilder.build(url: url, method: method, headers: headers, body: body, options: options), to: destination)
     }
 
     /// A download of a request built in full beforehand.
     public nonisolated func download(
-        _ request: OutgoingRequest, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = []
+        _ request: OutgoingRequest, to destination: DownloadDestination = .temporaryFile
     ) -> DownloadRequest {
-        download(RequestBuilder.validate(request), to: destination, options: options)
+        download(RequestBuilder.validate(request), to: destination)
     }
 
     /// A download of a request converted from Foundation's `URLRequest`.
     public nonisolated func download(
-        _ urlRequest: URLRequest, to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = []
+        _ urlRequest: URLRequest, to destination: DownloadDestination = .temporaryFile
     ) -> DownloadRequest {
-        download(RequestBuilder.build(urlRequest), to: destination, options: options)
+        download(RequestBuilder.build(urlRequest), to: destination)
     }
 
     /// A download whose `Encodable` parameters `encoder` writes into the query or the body.
     public nonisolated func download<P: Encodable & Sendable>(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: P,
-        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = HTTPFields(),
-        to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: RequestHeaders = [:],
+        to destination: DownloadDestination = .temporaryFile, options: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        encodedDownload(
-            url: url, method: method, headers: .fields(headers), to: destination, options: options, requestOptions: requestOptions
-        ) { request in try encoder.encode(parameters, into: &request) }
+        download(
+            RequestBuilder.build(url: url, method: method, headers: headers, options: options) { request in
+                try encoder.encode(parameters, into: &request)
+            },
+            to: destination)
     }
 
     /// A download with untyped parameters (`["q": "curl", "page": 2]`), written by `encoder`.
     public nonisolated func download(
         _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameters: Parameters,
-        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: HTTPFields = HTTPFields(),
-        to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
+        encoder: some ParameterEncoder = URLEncodedFormParameterEncoder(), headers: RequestHeaders = [:],
+        to destination: DownloadDestination = .temporaryFile, options: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
-        encodedDownload(
-            url: url, method: method, headers: .fields(headers), to: destination, options: options, requestOptions: requestOptions
-        ) { request in try encoder.encode(parameters, into: &request) }
-    }
-
-    /// A download with several parameter sets at once; see ``RequestParameters``.
-    public nonisolated func download(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, parameterSets: RequestParameters,
-        headers: HTTPFields = HTTPFields(), to destination: DownloadDestination = .temporaryFile, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
-    ) -> DownloadRequest {
-        encodedDownload(
-            url: url, method: method, headers: .fields(headers), to: destination, options: options, requestOptions: requestOptions
-        ) { request in try parameterSets.encode(into: &request) }
+        download(
+            RequestBuilder.build(url: url, method: method, headers: headers, options: options) { request in
+                try encoder.encode(parameters, into: &request)
+            },
+            to: destination)
     }
 
     /// Continues a download from its resume data (see ``DownloadResumeData``).
@@ -127,28 +104,17 @@ extension Session {
     /// event reports N bytes of the whole. A resumed download that fails again gives new resume
     /// data, so it can be resumed again.
     public nonisolated func download(
-        resumingWith resumeData: DownloadResumeData, to destination: DownloadDestination, options: DownloadOptions = [],
-        requestOptions: RequestOptions = RequestOptions()
+        resumingWith resumeData: DownloadResumeData, to destination: DownloadDestination,
+        options: RequestOptions = RequestOptions()
     ) -> DownloadRequest {
         DownloadRequest(
-            session: self, build: resumeData.resumingRequest(options: requestOptions), destination: destination,
-            options: options, resuming: resumeData)
+            session: self, build: resumeData.resumingRequest(options: options), destination: destination,
+            options: destination.options, resuming: resumeData)
     }
 
     /// A download whose query or body `encode` writes (parameters with an encoder, parameter
     /// sets), with headers in either form.
-    nonisolated func encodedDownload(
-        url: some URLConvertible, method: HTTPRequest.Method, headers: HeaderInput, to destination: DownloadDestination,
-        options: DownloadOptions, requestOptions: RequestOptions, _ encode: (inout OutgoingRequest) throws -> Void
-    ) -> DownloadRequest {
-        download(
-            RequestBuilder.build(url: url, method: method, headers: headers, options: requestOptions, encode),
-            to: destination, options: options)
-    }
-
-    nonisolated func download(
-        _ build: Result<OutgoingRequest, CurlewError>, to destination: DownloadDestination, options: DownloadOptions
-    ) -> DownloadRequest {
-        DownloadRequest(session: self, build: build, destination: destination, options: options)
+    nonisolated func download(_ build: Result<OutgoingRequest, CurlewError>, to destination: DownloadDestination) -> DownloadRequest {
+        DownloadRequest(session: self, build: build, destination: destination, options: destination.options)
     }
 }

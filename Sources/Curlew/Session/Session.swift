@@ -103,25 +103,13 @@ public actor Session {
 
     /// A request to `url`.
     ///
-    /// Invalid input (a malformed URL, an unsupported scheme) does not crash: the request
-    /// fails with a clear ``CurlewError`` when it is consumed. `HTTPFields` values can never
-    /// carry CR or LF: swift-http-types replaces them with spaces when the field is made. To
-    /// have such input rejected instead, pass headers as `[String: String]`.
+    /// Invalid input (a malformed URL, an unsupported scheme, a header with CR or LF) does not
+    /// crash or throw here: the request fails with a clear ``CurlewError`` when it is consumed.
     public nonisolated func request(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: HTTPFields = HTTPFields(),
+        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: RequestHeaders = [:],
         body: RequestBody? = nil, options: RequestOptions = RequestOptions()
     ) -> DataRequest {
-        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: .fields(headers), body: body, options: options))
-    }
-
-    /// A request to `url` with headers given as strings, which are validated: a name or value
-    /// with CR, LF or other forbidden bytes fails the request with
-    /// ``CurlewError/Kind/invalidHeader``.
-    public nonisolated func request(
-        _ url: some URLConvertible, method: HTTPRequest.Method = .get, headers: [String: String],
-        body: RequestBody? = nil, options: RequestOptions = RequestOptions()
-    ) -> DataRequest {
-        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: .strings(headers), body: body, options: options))
+        DataRequest(session: self, build: RequestBuilder.build(url: url, method: method, headers: headers, body: body, options: options))
     }
 
     /// A request built in full beforehand.

@@ -129,7 +129,7 @@ public struct DecompressionLimit: Sendable, Hashable {
     /// A ratio of 100 once the body passes 8 MiB.
     public static let `default` = DecompressionLimit(ratio: 100)
     /// No limit.
-    public static let none = DecompressionLimit(ratio: .max, minimumSize: .max)
+    public static let unlimited = DecompressionLimit(ratio: .max, minimumSize: .max)
 }
 
 /// Curlew's version.
