@@ -19,6 +19,18 @@ struct StackedCodingTests {
         return Session(configuration: configuration)
     }
 
+    /// Compares bodies without Swift Testing's element-by-element difference, which takes
+    /// minutes for bodies of this size when they differ.
+    private func expectBody(
+        _ data: Data, _ expected: Data, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard data != expected else { return }
+        let firstDifference = zip(data, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(data.count, expected.count)
+        Issue.record(
+            "\(comment) got \(data.count) bytes, expected \(expected.count); they differ from byte \(firstDifference)",
+            sourceLocation: sourceLocation)
+    }
+
     private func expectFailure(
         _ request: DataRequest, _ kind: CurlewError.Kind, mentioning text: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async {
@@ -42,21 +54,21 @@ struct StackedCodingTests {
         let server = try await Fixtures.server()
         for separate in ["0", "1"] {
             let response = try await session.request(server.url("/coded?coding=\(codings)&size=200000&separate=\(separate)")).response
-            #expect(response.value == Self.plain, "\(codings), separate lines: \(separate)")
+            expectBody(response.value, Self.plain, "\(codings), separate lines: \(separate):")
         }
     }
 
     @Test func fiveCodingsDecodeAndASixthIsRefused() async throws {
         let server = try await Fixtures.server()
         let five = try await session.request(server.url("/coded?coding=gzip,br,gzip,zstd,deflate&size=200000")).data()
-        #expect(five == Self.plain)
+        expectBody(five, Self.plain)
         // A valid body of six layers: refused for their number, before any stage is made.
         await expectFailure(
             session.request(server.url("/coded?coding=gzip,br,gzip,zstd,deflate,gzip&size=2000")), .malformedResponse,
             mentioning: "at most 5")
         // Identity layers do not count: they need no decoder.
         let padded = try await session.request(server.url("/coded?coding=identity,gzip,identity,br,identity,identity,zstd&size=2000")).data()
-        #expect(padded == CodedBodyRoutes.plainBody(size: 2000))
+        expectBody(padded, CodedBodyRoutes.plainBody(size: 2000))
         // Thousands of codings in one field (CVE-2023-23916 in libcurl): a clear error, not
         // gigabytes of decoders and a recursion as deep.
         let many = Array(repeating: "gzip", count: 4000).joined(separator: ",")
@@ -66,9 +78,9 @@ struct StackedCodingTests {
 
     @Test func anUnknownCodingAnywhereInTheStackFailsClearly() async throws {
         let server = try await Fixtures.server()
-        for value in ["gzip,%20x-unheard-of", "x-unheard-of,%20br", "gzip,%20x-unheard-of,%20br"] {
+        for codings in ["gzip,x-unheard-of", "x-unheard-of,br", "gzip,x-unheard-of,br"] {
             await expectFailure(
-                session.request(server.url("/response-headers?Content-Encoding=\(value)")), .malformedResponse,
+                session.request(server.url("/coded?coding=\(codings)&size=2000")), .malformedResponse,
                 mentioning: "content coding 'x-unheard-of'")
         }
     }
@@ -83,7 +95,7 @@ struct StackedCodingTests {
             mentioning: "ratio limit of 5000")
         // The control: one gzip layer of the same zeros (about 1,000 times) passes that limit.
         let single = try await strict.request(server.url("/coded?coding=gzip&fill=zeros&size=\(8 << 20)")).data()
-        #expect(single == Data(count: 8 << 20))
+        expectBody(single, Data(count: 8 << 20))
         await strict.shutdown()
     }
 
@@ -98,7 +110,7 @@ struct StackedCodingTests {
             strict.request(server.url("/coded?coding=gzip,gzip&size=1000&inner-trailing=\(8 << 20)")), .decompressionBomb,
             mentioning: "gzip-coded layer")
         let control = try await strict.request(server.url("/coded?coding=gzip,gzip&size=1000&inner-trailing=100")).data()
-        #expect(control == CodedBodyRoutes.plainBody(size: 1000))
+        expectBody(control, CodedBodyRoutes.plainBody(size: 1000))
         await strict.shutdown()
     }
 
@@ -107,13 +119,13 @@ struct StackedCodingTests {
     @Test func transferCodingsAreUndoneBeforeContentCodings() async throws {
         let server = try await Fixtures.server()
         let transferOnly = try await session.request(server.url("/coded?coding=&transfer=gzip&size=200000")).data()
-        #expect(transferOnly == Self.plain)
+        expectBody(transferOnly, Self.plain)
         let both = try await session.request(server.url("/coded?coding=br&transfer=gzip&size=200000")).data()
-        #expect(both == Self.plain)
+        expectBody(both, Self.plain)
         let stacked = try await session.request(server.url("/coded?coding=zstd&transfer=deflate,gzip&size=200000")).data()
-        #expect(stacked == Self.plain)
+        expectBody(stacked, Self.plain)
         await expectFailure(
-            session.request(server.url("/response-headers?Transfer-Encoding=x-unheard-of,%20chunked")), .malformedResponse,
+            session.request(server.url("/coded?coding=gzip&transfer=x-unheard-of&size=2000")), .malformedResponse,
             mentioning: "transfer coding 'x-unheard-of'")
     }
 
@@ -127,7 +139,7 @@ struct StackedCodingTests {
         let coded = try await raw.request(server.url("/coded?coding=gzip&transfer=br&size=200000")).response
         #expect(coded.head.headerFields[.contentEncoding] == "gzip")
         let expected = try await raw.request(server.url("/coded?coding=gzip&size=200000")).data()
-        #expect(coded.value == expected)
+        expectBody(coded.value, expected)
         #expect(coded.value != Self.plain)
         await raw.shutdown()
     }

@@ -16,9 +16,12 @@ import NIOCore
 /// coding is applied: bytes an inner decoder ignores, which only the outer one produces.
 /// `fill=zeros` makes the body N zero bytes instead of text. `transfer=T` applies T (a list
 /// like `coding`) after the content codings as transfer codings: `Transfer-Encoding: T,
-/// chunked`, chunked whatever `chunked` says.
+/// chunked`, chunked whatever `chunked` says. A name starting with `x-` is named in the field but
+/// leaves the bytes as they are: a coding no client knows.
 ///
-/// The message is framed by a correct `Content-Length`, or sent chunked with `chunked=1`.
+/// The message is framed by a correct `Content-Length`, or sent chunked with `chunked=1`;
+/// `length=L` then adds `Content-Length: L` beside `Transfer-Encoding` (a length the chunked
+/// framing overrides, RFC 9112 §6.3).
 public enum CodedBodyRoutes {
     static func coded(_ request: ReceivedRequest, allocator: ByteBufferAllocator) -> ResponseScript {
         let codings = list(request.queryValue("coding") ?? "gzip")
@@ -49,6 +52,7 @@ public enum CodedBodyRoutes {
         if request.queryValue("chunked") == "1" || !transferCodings.isEmpty {
             let transfer = transferCodings.map { $0 == "raw-deflate" ? "deflate" : $0 } + ["chunked"]
             headers.append(("Transfer-Encoding", transfer.joined(separator: ", ")))
+            if let length = request.queryValue("length") { headers.append(("Content-Length", length)) }
             let head = request.finalize(ResponseHead(status: 200, headers: headers)).serialized(allocator: allocator)
             var body = allocator.buffer(capacity: coded.count + 32)
             body.writeString(String(coded.count, radix: 16) + "\r\n")
@@ -95,6 +99,7 @@ public enum CodedBodyRoutes {
         case "br": return Compression.brotli(plain, quality: 4)
         case "zstd": return Compression.zstd(plain)
         case "identity": return plain
+        case let name where name.hasPrefix("x-"): return plain
         default: return nil
         }
     }
