@@ -46,7 +46,7 @@ public struct CurlewTransport: ClientTransport {
         )
         .skipDefaultValidation()
         .streamedResponse()
-        return (response.head, Self.responseBody(response, method: request.method))
+        return (response.head, responseBody(response, method: request.method))
     }
 
     /// A request body that streams `body`: replayable (retries, 307/308 redirects) when the
@@ -60,19 +60,36 @@ public struct CurlewTransport: ClientTransport {
     }
 
     /// The response body, or nil where HTTP has none (HEAD, 1xx, 204, 304).
-    static func responseBody(_ response: StreamedResponse, method: HTTPRequest.Method) -> HTTPBody? {
+    func responseBody(_ response: StreamedResponse, method: HTTPRequest.Method) -> HTTPBody? {
         let code = response.status.code
         if method == .head || code < 200 || code == 204 || code == 304 { return nil }
-        return HTTPBody(response.body, length: bodyLength(of: response.head), iterationBehavior: .single)
+        let length = Self.bodyLength(
+            of: response.head, decodesContentCodings: session.configuration.automaticDecompression)
+        return HTTPBody(response.body, length: length, iterationBehavior: .single)
     }
 
-    /// `Content-Length` when it counts the bytes the caller gets: not when Curlew decodes a
-    /// `Content-Encoding`, which changes the length.
-    static func bodyLength(of head: HTTPResponse) -> HTTPBody.Length {
-        let encoding = head.headerFields[.contentEncoding]?.lowercased()
-        guard encoding == nil || encoding == "identity",
-            let value = head.headerFields[.contentLength], let count = Int64(value), count >= 0
+    /// `Content-Length` when it counts the bytes the caller gets, `.unknown` otherwise: when
+    /// Curlew decodes the body's content codings (`decodesContentCodings`, the session's
+    /// ``SessionConfiguration/automaticDecompression``), `Content-Length` counts the coded bytes,
+    /// not the decoded ones the body yields; with a `Transfer-Encoding`, it frames nothing
+    /// (RFC 9112 §6.3) and Curlew removes any transfer coding but `chunked`. A consumer that
+    /// trusted the coded length would cut the body short or wait for bytes that never come.
+    static func bodyLength(of head: HTTPResponse, decodesContentCodings: Bool) -> HTTPBody.Length {
+        let fields = head.headerFields
+        if fields[.transferEncoding] != nil { return .unknown }
+        if decodesContentCodings, !fields[values: .contentEncoding].allSatisfy(isIdentity) { return .unknown }
+        guard let value = fields[.contentLength], !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let count = Int64(value)
         else { return .unknown }
         return .known(count)
+    }
+
+    /// Whether a `Content-Encoding` field value names no coding but `identity` (Curlew decodes
+    /// nothing for it).
+    private static func isIdentity(_ value: String) -> Bool {
+        value.split(separator: ",").allSatisfy { token in
+            let coding = token.trimmingCharacters(in: .whitespaces).lowercased()
+            return coding.isEmpty || coding == "identity"
+        }
     }
 }

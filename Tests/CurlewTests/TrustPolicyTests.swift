@@ -8,32 +8,7 @@ import TestServer
 /// and a self-signed certificate made for the run. Each rejection is checked to have happened
 /// before the request was written: nginx's access log never shows its marker path.
 @Suite("Trust policies against nginx", .enabled(if: NginxServer.isAvailable, "nginx is not installed"), .trustTestBed)
-struct TrustPolicyTests {
-    typealias Server = TrustTestBed.Server
-
-    /// Fails `url` under `session`, expecting `kind`, and checks nginx never saw the request.
-    private func expectRejected(
-        _ session: Session, _ bed: TrustTestBed, _ server: Server, host: String = "localhost",
-        kind: CurlewError.Kind, sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> CurlewError {
-        let marker = TrustTesting.marker("rejected")
-        let error = try #require(
-            await TrustTesting.failure(session, bed.url(server, marker, host: host)), sourceLocation: sourceLocation)
-        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
-        #expect(try await !bed.receivedBefore(barrierOn: server, marker), "the request reached nginx", sourceLocation: sourceLocation)
-        return error
-    }
-
-    private func expectAccepted(
-        _ session: Session, _ bed: TrustTestBed, _ server: Server, host: String = "localhost",
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws {
-        let marker = TrustTesting.marker("accepted")
-        let body = try await TrustTesting.text(session, bed.url(server, marker, host: host))
-        #expect(body.hasPrefix("ok"), sourceLocation: sourceLocation)
-        #expect(await bed.received(marker), "the control request is not in the access log", sourceLocation: sourceLocation)
-    }
-
+struct TrustPolicyTests: TrustTestBedChecks {
     @Test func systemTrustRejectsAPrivateCA() async throws {
         let bed = try TrustTestBedScope.bed()
         let session = TrustTesting.session(default: .systemTrust)

@@ -65,3 +65,33 @@ enum TrustTesting {
         }
     }
 }
+
+/// Requests against a trust test bed that must be refused before they are written, or accepted.
+protocol TrustTestBedChecks {}
+
+extension TrustTestBedChecks {
+    typealias Server = TrustTestBed.Server
+
+    /// Fails `url` under `session`, expecting `kind`, and checks nginx never saw the request.
+    func expectRejected(
+        _ session: Session, _ bed: TrustTestBed, _ server: TrustTestBed.Server, host: String = "localhost",
+        kind: CurlewError.Kind, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CurlewError {
+        let marker = TrustTesting.marker("rejected")
+        let error = try #require(
+            await TrustTesting.failure(session, bed.url(server, marker, host: host)), sourceLocation: sourceLocation)
+        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+        #expect(try await !bed.receivedBefore(barrierOn: server, marker), "the request reached nginx", sourceLocation: sourceLocation)
+        return error
+    }
+
+    func expectAccepted(
+        _ session: Session, _ bed: TrustTestBed, _ server: TrustTestBed.Server, host: String = "localhost",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let marker = TrustTesting.marker("accepted")
+        let body = try await TrustTesting.text(session, bed.url(server, marker, host: host))
+        #expect(body.hasPrefix("ok"), sourceLocation: sourceLocation)
+        #expect(await bed.received(marker), "the control request is not in the access log", sourceLocation: sourceLocation)
+    }
+}

@@ -5,6 +5,10 @@ import Foundation
 /// self-signed leaf; and a client CA with a client certificate in PEM (with an encrypted
 /// key), DER and PKCS#12, plus a stranger's client certificate the server does not trust.
 ///
+/// For tests of which chain a pin is matched against, a second hierarchy: a root CA, an
+/// intermediate CA it signed, and a leaf the intermediate signed (`chain-root`, `chain-int`,
+/// `chained`), served whole, as a leaf alone, and appended to the first CA's good chain.
+///
 /// Server leaves name `localhost` and `127.0.0.1` (except the wrong-host one, which names
 /// `wrong.example`). Keys are ECDSA P-256.
 public struct TrustCertificates: Sendable {
@@ -26,6 +30,17 @@ public struct TrustCertificates: Sendable {
     public var wrongHostKey: String { path("wronghost.key") }
     public var selfSigned: String { path("selfsigned.pem") }
     public var selfSignedKey: String { path("selfsigned.key") }
+    /// The second hierarchy: its root CA, its intermediate CA, and its leaf (each PEM).
+    public var chainRoot: String { path("chain-root.pem") }
+    public var chainIntermediate: String { path("chain-int.pem") }
+    public var chainedLeaf: String { path("chained.pem") }
+    public var chainedKey: String { path("chained.key") }
+    /// What the chain servers send: the leaf and its intermediate; the leaf alone; and the good
+    /// leaf and its CA followed by every certificate of the second hierarchy, none of which is
+    /// on the good leaf's path (so a pin of any of them must not match).
+    public var chainedWithIntermediate: String { path("chained-with-intermediate.pem") }
+    public var chainedLeafOnly: String { path("chained.pem") }
+    public var goodChainWithStrangers: String { path("good-chain-with-strangers.pem") }
     /// The CA nginx trusts for client certificates.
     public var clientCA: String { path("client-ca.pem") }
     /// The client certificate (PEM), its key encrypted with ``clientPassphrase`` (PEM), the
@@ -40,7 +55,7 @@ public struct TrustCertificates: Sendable {
     public var strangerCertificate: String { path("stranger.pem") }
     public var strangerKey: String { path("stranger.key") }
 
-    /// openssl's fingerprint of a server certificate (`good` or `selfsigned`; `sha256` or
+    /// openssl's fingerprint of a certificate (`good`, `selfsigned`, `chained`; `sha256` or
     /// `sha1`), as it prints it: uppercase hex pairs joined by colons.
     public func fingerprint(_ name: String, _ digest: String) throws -> String {
         let text = try String(contentsOfFile: path("\(name).\(digest).txt"), encoding: .utf8)
@@ -48,9 +63,20 @@ public struct TrustCertificates: Sendable {
         return text[text.index(after: equals)...].trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The SHA-256 of a server certificate's SubjectPublicKeyInfo, as openssl computed it.
+    /// The SHA-256 of a certificate's SubjectPublicKeyInfo, as openssl computed it (`good`,
+    /// `selfsigned`, `ca`, `chained`, `chain-int`, `chain-root`).
     public func publicKeyDigest(_ name: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: path("\(name)-spki.sha256")))
+    }
+
+    /// That digest as a public key pin, `sha256//BASE64`.
+    public func publicKeyPin(_ name: String) throws -> String {
+        "sha256//" + (try publicKeyDigest(name)).base64EncodedString()
+    }
+
+    /// A certificate file's certificate in DER.
+    public func der(_ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path("\(name).der")))
     }
 
     /// Generates everything in `directory` (which must exist).
@@ -96,6 +122,24 @@ public struct TrustCertificates: Sendable {
         try await openssl(["req", "-new"] + Self.curve + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", subject])
     }
 
+    /// Root → intermediate → leaf, and the three files the chain servers send.
+    private func makeChainHierarchy() async throws {
+        try write("basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n", to: "intermediate.ext")
+        try await makeCA("chain-root", subject: "/CN=Curlew Chain Test Root")
+        try await makeRequest("chain-int", subject: "/CN=Curlew Chain Test Intermediate")
+        try await openssl([
+            "x509", "-req", "-in", path("chain-int.csr"), "-CA", path("chain-root.pem"), "-CAkey", path("chain-root.key"),
+            "-CAcreateserial", "-out", path("chain-int.pem"), "-days", "7", "-extfile", path("intermediate.ext"),
+        ])
+        try await makeRequest("chained", subject: "/CN=localhost")
+        try await openssl([
+            "x509", "-req", "-in", path("chained.csr"), "-CA", path("chain-int.pem"), "-CAkey", path("chain-int.key"),
+            "-CAcreateserial", "-out", path("chained.pem"), "-days", "7", "-extfile", path("server.ext"),
+        ])
+        try concatenate(["chained.pem", "chain-int.pem"], into: "chained-with-intermediate.pem")
+        try concatenate(["good.pem", "ca.pem", "chain-int.pem", "chain-root.pem", "chained.pem"], into: "good-chain-with-strangers.pem")
+    }
+
     private func make() async throws {
         try write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=critical,CA:FALSE\n", to: "server.ext")
         try write("subjectAltName=DNS:wrong.example\nextendedKeyUsage=serverAuth\nbasicConstraints=critical,CA:FALSE\n", to: "wronghost.ext")
@@ -112,7 +156,6 @@ public struct TrustCertificates: Sendable {
             ])
             try concatenate(["\(name).pem", "ca.pem"], into: "\(name)-chain.pem")
         }
-        try await openssl(["x509", "-in", path("good.pem"), "-outform", "DER", "-out", path("good.der")])
 
         // An expired leaf: `openssl ca` is the one tool of OpenSSL 3.0 that takes past dates.
         try await makeRequest("expired", subject: "/CN=localhost")
@@ -158,13 +201,17 @@ public struct TrustCertificates: Sendable {
                 "-CAcreateserial", "-out", path("\(name).pem"), "-days", "7", "-extfile", path("client.ext"),
             ])
         }
-        for name in ["good", "selfsigned"] {
+        try await makeChainHierarchy()
+        for name in ["good", "selfsigned", "chained"] {
             for digest in ["sha256", "sha1"] {
                 try await openssl(["x509", "-in", path("\(name).pem"), "-noout", "-fingerprint", "-\(digest)", "-out", path("\(name).\(digest).txt")])
             }
+        }
+        for name in ["good", "selfsigned", "ca", "chained", "chain-int", "chain-root"] {
             try await openssl(["x509", "-in", path("\(name).pem"), "-noout", "-pubkey", "-out", path("\(name)-pub.pem")])
             try await openssl(["pkey", "-pubin", "-in", path("\(name)-pub.pem"), "-outform", "DER", "-out", path("\(name)-spki.der")])
             try await openssl(["dgst", "-sha256", "-binary", "-out", path("\(name)-spki.sha256"), path("\(name)-spki.der")])
+            try await openssl(["x509", "-in", path("\(name).pem"), "-outform", "DER", "-out", path("\(name).der")])
         }
         let passphrase = "pass:\(Self.clientPassphrase)"
         try await openssl(["pkey", "-in", path("client.key"), "-out", path("client-encrypted.key"), "-aes256", "-passout", passphrase])

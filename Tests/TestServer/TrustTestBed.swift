@@ -1,7 +1,11 @@
 import Foundation
 
 /// One nginx with an HTTPS server per certificate of ``TrustCertificates`` — good, expired,
-/// wrong host, self-signed — and one that requires a client certificate (mTLS). Every server
+/// wrong host, self-signed — and one that requires a client certificate (mTLS). Three more
+/// send other chains than the one a client verifies: a leaf with its intermediate
+/// (`intermediateChain`), the same leaf without it (`leafOnly`), and the good chain followed by
+/// unrelated certificates (`appendedStrangers`: the second hierarchy's intermediate, root and
+/// leaf, see ``TrustCertificates``). Every server
 /// answers `ok` (the mTLS one adds the client's subject) and logs each request line it
 /// receives to an access log, so tests can prove a request never reached a server.
 /// `/to-ip?m=MARK` redirects to `https://127.0.0.1:<same port>/landed-MARK`.
@@ -9,6 +13,7 @@ public final class TrustTestBed: Sendable {
     /// The servers, by the certificate they present.
     public enum Server: String, CaseIterable, Sendable {
         case good, expired, wrongHost, selfSigned, mutualTLS, tls12Only
+        case intermediateChain, leafOnly, appendedStrangers
     }
 
     public let certificates: TrustCertificates
@@ -135,6 +140,9 @@ public final class TrustTestBed: Sendable {
                      extra: "        ssl_client_certificate \"\(c.clientCA)\";\n        ssl_verify_client on;",
                      body: "ok $ssl_client_s_dn\\n"))
             \(server(.tls12Only, chain: c.goodChain, key: c.goodKey, body: "ok $ssl_protocol\\n", protocols: "TLSv1.2"))
+            \(server(.intermediateChain, chain: c.chainedWithIntermediate, key: c.chainedKey))
+            \(server(.leafOnly, chain: c.chainedLeafOnly, key: c.chainedKey))
+            \(server(.appendedStrangers, chain: c.goodChainWithStrangers, key: c.goodKey))
             }
 
             """

@@ -1,50 +1,90 @@
 import CDecompression
 import Foundation
 
-/// Decodes a response body's content codings (RFC 9110 §8.4) as the coded bytes arrive, and
-/// knows whether every coded stream reached its end.
+/// Decodes a response body's content codings (RFC 9110 §8.4), stacked ones too, and its
+/// transfer codings other than `chunked`, as the coded bytes arrive, and knows whether every
+/// coded stream reached its end.
 ///
 /// Curlew decodes bodies itself (libcurl's `CURLOPT_HTTP_CONTENT_DECODING` is off) because
 /// libcurl 7.88 hands over a gzip, deflate, brotli or zstd stream that stops short as if it
-/// were complete: a truncated body would read as a valid 200. Confined to the curl thread.
+/// were complete: a truncated body would read as a valid 200. With that option off, libcurl
+/// also hands over a `Transfer-Encoding: gzip, chunked` body de-chunked but still gzip-coded,
+/// so transfer codings are decoded here too. Confined to the curl thread.
 final class ContentDecoder {
     /// The codings Curlew decodes, as it offers them in `Accept-Encoding` (in the order of
     /// curl's `--compressed`, so `cURLDescription()` stays exact).
     static let acceptEncoding = "deflate, gzip, br, zstd"
 
-    /// The codings as the response named them, for messages.
-    let codings: String
+    /// The most codings one response may stack (content and transfer codings together), as
+    /// libcurl allows: each stage holds a decoder and a 64 KiB buffer, and a field of thousands
+    /// of codings would otherwise take gigabytes and recurse as deep.
+    static let maximumCodings = 5
+
     /// The decoders in the order they undo the codings: the last coding applied comes first.
     private let stages: [any ContentDecodingStage]
+    /// The limit on each stage's output: every stage's, not only the last one's, since an inner
+    /// stage throws away what follows the end of its stream and the work of producing it would
+    /// otherwise be unbounded.
+    private let limit: DecompressionLimit
+    /// Bytes each stage produced so far.
+    private var producedBytes: [Int]
     /// Coded bytes received so far.
     private(set) var codedBytes = 0
-    /// Decoded bytes produced so far.
-    private(set) var decodedBytes = 0
+    /// Decoded bytes produced so far (what the last stage produced).
+    var decodedBytes: Int { producedBytes.last ?? 0 }
 
-    /// A decoder for a `Content-Encoding` value, or nil when the codings amount to identity.
-    /// Throws ``CurlewError/Kind/malformedResponse`` for a coding Curlew cannot decode.
-    init?(contentEncoding: String) throws(CurlewError) {
-        var stages: [any ContentDecodingStage] = []
-        for token in contentEncoding.split(separator: ",") {
-            let coding = token.trimmingCharacters(in: .whitespaces).lowercased()
-            switch coding {
-            case "", "identity": continue
-            case "gzip", "x-gzip": stages.append(try ZlibDecodingStage(format: .gzip))
-            case "deflate": stages.append(try ZlibDecodingStage(format: .deflate))
-            case "br": stages.append(try BrotliDecodingStage())
-            case "zstd": stages.append(try ZstdDecodingStage())
-            default:
-                throw CurlewError(
-                    .malformedResponse,
-                    "the response uses the content coding '\(coding.prefix(40))', which Curlew cannot decode")
+    /// A decoder for a response's `Content-Encoding` and `Transfer-Encoding` values, or nil when
+    /// the codings amount to identity (and `chunked`, which libcurl removes). The sender applied
+    /// the content codings, in order, then the transfer codings: they are undone the other way
+    /// round (RFC 9110 §8.4, RFC 9112 §6.1). Throws ``CurlewError/Kind/malformedResponse`` for a
+    /// coding Curlew cannot decode or more than ``maximumCodings``.
+    init?(
+        contentEncoding: String?, transferEncoding: String? = nil, limit: DecompressionLimit = .none
+    ) throws(CurlewError) {
+        var names: [String] = []
+        for (field, value) in [("content", contentEncoding), ("transfer", transferEncoding)] {
+            guard let value else { continue }
+            for token in value.split(separator: ",") {
+                let coding = token.trimmingCharacters(in: .whitespaces).lowercased()
+                if coding.isEmpty || coding == "identity" || (field == "transfer" && coding == "chunked") { continue }
+                guard Self.isDecodable(coding) else {
+                    throw CurlewError(
+                        .malformedResponse,
+                        "the response uses the \(field) coding '\(coding.prefix(40))', which Curlew cannot decode")
+                }
+                names.append(coding)
+                if names.count > Self.maximumCodings {
+                    throw CurlewError(
+                        .malformedResponse,
+                        "the response stacks more than \(Self.maximumCodings) content and transfer codings; Curlew decodes at most \(Self.maximumCodings)")
+                }
             }
         }
-        guard !stages.isEmpty else { return nil }
-        codings = contentEncoding
-        self.stages = stages.reversed()
+        guard !names.isEmpty else { return nil }
+        // Undone last applied first: the transfer codings, then the content codings, each list
+        // from its end.
+        var stages: [any ContentDecodingStage] = []
+        for coding in names.reversed() { stages.append(try Self.stage(for: coding)) }
+        self.stages = stages
+        self.limit = limit
+        producedBytes = Array(repeating: 0, count: stages.count)
     }
 
-    /// Decodes `input` whole, handing each piece of decoded output to `output` in order.
+    private static func isDecodable(_ coding: String) -> Bool {
+        ["gzip", "x-gzip", "deflate", "br", "zstd"].contains(coding)
+    }
+
+    private static func stage(for coding: String) throws(CurlewError) -> any ContentDecodingStage {
+        switch coding {
+        case "deflate": try ZlibDecodingStage(format: .deflate)
+        case "br": try BrotliDecodingStage()
+        case "zstd": try ZstdDecodingStage()
+        default: try ZlibDecodingStage(format: .gzip)
+        }
+    }
+
+    /// Decodes `input` whole, handing each piece of decoded output to `output` in order. Throws
+    /// ``CurlewError/Kind/decompressionBomb`` once a stage's output passes the limit.
     func decode(
         _ input: UnsafeRawBufferPointer, into output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void
     ) throws(CurlewError) {
@@ -57,12 +97,13 @@ final class ContentDecoder {
         into output: (UnsafeRawBufferPointer) throws(CurlewError) -> Void
     ) throws(CurlewError) {
         guard index < stages.count else {
-            decodedBytes += input.count
             try output(input)
             return
         }
         do {
             try stages[index].decode(input) { (piece: UnsafeRawBufferPointer) throws(CurlewError) in
+                producedBytes[index] += piece.count
+                try checkRatio(producedBytes[index], stage: index)
                 try run(piece, from: index + 1, into: output)
             }
         } catch let failure as ContentDecodingFailure {
@@ -73,6 +114,18 @@ final class ContentDecoder {
         } catch {
             throw CurlewError(.malformedResponse, "decoding the body failed: \(error)")
         }
+    }
+
+    /// Fails once `produced` passes the limit's minimum size and its ratio to the coded bytes
+    /// received.
+    private func checkRatio(_ produced: Int, stage index: Int) throws(CurlewError) {
+        guard produced > limit.minimumSize else { return }
+        let (allowed, overflow) = max(codedBytes, 1).multipliedReportingOverflow(by: limit.ratio)
+        guard !overflow && produced > allowed else { return }
+        let what = index == stages.count - 1 ? "the compressed body" : "the \(stages[index].name)-coded layer of the body"
+        throw CurlewError(
+            .decompressionBomb,
+            "\(what) expanded from \(codedBytes) to more than \(produced) bytes, past the ratio limit of \(limit.ratio)")
     }
 
     /// Checks, once the body has ended, that every coded stream that began also ended.

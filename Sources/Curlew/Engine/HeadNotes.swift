@@ -5,6 +5,9 @@ struct HeadNotes {
     private(set) var hasLocation = false
     private(set) var hasContentEncoding = false
     private(set) var hasTransferEncoding = false
+    /// Whether a `Transfer-Encoding` line names more than `chunked` (a `gzip`, say), which
+    /// libcurl passes on still coded when its content decoding is off (see ``ContentDecoder``).
+    private(set) var hasTransferCoding = false
     private(set) var hasSetCookie = false
     /// How many `Content-Type` lines there are, and where the last one starts in the head's bytes.
     private(set) var contentTypeCount = 0
@@ -23,7 +26,9 @@ struct HeadNotes {
         switch role {
         case .location: hasLocation = true
         case .contentEncoding: hasContentEncoding = true
-        case .transferEncoding: hasTransferEncoding = true
+        case .transferEncoding:
+            hasTransferEncoding = true
+            if !Self.isChunked(value) { hasTransferCoding = true }
         case .setCookie: hasSetCookie = true
         case .contentType:
             contentTypeCount += 1
@@ -35,6 +40,18 @@ struct HeadNotes {
             contentLengthValue = parsed
         case .other: break
         }
+    }
+
+    /// Whether `bytes` is `chunked` in any case, with blanks around it.
+    private static func isChunked(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        var end = bytes.count
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        let word = Array("chunked".utf8)
+        guard end - start == word.count else { return false }
+        for index in 0..<word.count where bytes[start + index] | 0x20 != word[index] { return false }
+        return true
     }
 
     /// The non-negative decimal number that is all of `bytes` (trailing blanks allowed).

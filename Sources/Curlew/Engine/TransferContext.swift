@@ -304,9 +304,16 @@ class TransferContext: @unchecked Sendable {
     private func acceptFinalHead(_ head: ResponseHead, transfer: Transfer) -> Bool {
         finalHead = head
         let notes = headParser.notes
-        if settings.automaticDecompression, notes.hasContentEncoding, let coding = head.response.headerFields[.contentEncoding] {
+        // Content codings when the session decodes them; transfer codings other than chunked
+        // always, since they are not part of the representation (libcurl passes them on coded).
+        let decodesContent = settings.automaticDecompression && notes.hasContentEncoding
+        if decodesContent || notes.hasTransferCoding {
+            let fields = head.response.headerFields
             do {
-                decoder = try ContentDecoder(contentEncoding: coding)
+                decoder = try ContentDecoder(
+                    contentEncoding: decodesContent ? fields[.contentEncoding] : nil,
+                    transferEncoding: notes.hasTransferCoding ? fields[.transferEncoding] : nil,
+                    limit: settings.decompressionLimit)
             } catch {
                 record(error)
                 return false
@@ -390,7 +397,6 @@ class TransferContext: @unchecked Sendable {
         var decoded = Data()
         do {
             try decoder.decode(bytes) { (piece: UnsafeRawBufferPointer) throws(CurlewError) in
-                try checkDecompressionRatio(decoder)
                 if isStream { decoded.append(piece.assumingMemoryBound(to: UInt8.self)) } else { try keep(piece) }
             }
         } catch {
@@ -418,20 +424,6 @@ class TransferContext: @unchecked Sendable {
             try downloadFile.write(piece)
         case .stream:
             throw CurlewError(.transport, "internal: a streamed body reached the collecting path")
-        }
-    }
-
-    /// Fails once a decoded body passes the limit's minimum size and its ratio to the coded
-    /// bytes received.
-    private func checkDecompressionRatio(_ decoder: ContentDecoder) throws(CurlewError) {
-        let limit = settings.decompressionLimit
-        let decoded = decoder.decodedBytes
-        guard decoded > limit.minimumSize else { return }
-        let (allowed, overflow) = max(decoder.codedBytes, 1).multipliedReportingOverflow(by: limit.ratio)
-        if !overflow && decoded > allowed {
-            throw CurlewError(
-                .decompressionBomb,
-                "the compressed body expanded from \(decoder.codedBytes) to more than \(decoded) bytes, past the ratio limit of \(limit.ratio)")
         }
     }
 
