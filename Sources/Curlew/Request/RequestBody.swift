@@ -43,7 +43,9 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .data(Data(string.utf8)))
     }
 
-    /// A body read from a file as it is sent; the file is never held in memory whole.
+    /// A body read from a file as it is sent; the file is never held in memory whole. Unless the
+    /// request (or the session's default headers) names a `Content-Type`, it is sent with the type
+    /// of the file's extension (``MIMEType/forFileName(_:)``).
     public static func file(_ url: URL) -> RequestBody { RequestBody(storage: .file(url)) }
 
     /// A one-shot body from an asynchronous sequence of byte chunks.

@@ -21,7 +21,10 @@ extension Session {
 
     /// Uploads the file at `fileURL`, read as it is sent (never held in memory whole), with a
     /// POST (or `method`) request. A file that cannot be opened fails the request with
-    /// ``CurlewError/Kind/invalidRequest`` when it is consumed.
+    /// ``CurlewError/Kind/invalidRequest`` when it is consumed. Without a `Content-Type` in
+    /// `headers` (or the session's default headers) the type comes from the file's extension,
+    /// as for multipart file parts (``MIMEType/forFileName(_:)``; `application/octet-stream`
+    /// when unknown).
     public nonisolated func upload(
         fileAt fileURL: URL, to url: some URLConvertible, method: HTTPRequest.Method = .post,
         headers: HTTPFields = HTTPFields(), options: RequestOptions = RequestOptions()
