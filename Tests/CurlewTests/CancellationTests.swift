@@ -54,6 +54,33 @@ struct CancellationTests {
         #expect(server.requestCount(path: path) == 0)
     }
 
+    /// A head that had arrived stays on the cancellation error, as Alamofire keeps `response`.
+    @Test func cancelAfterTheHeadKeepsTheHead() async throws {
+        let server = try await Fixtures.server()
+        let request = Fixtures.session.request(server.url("/fault/stall-after-head?length=1000&send=10&status=203"))
+        var sawHead = false
+        do {
+            for try await event in request.events {
+                if case .response(let head) = event {
+                    #expect(head.status.code == 203)
+                    sawHead = true
+                    request.cancel()
+                }
+            }
+            Issue.record("expected the events to end with an error")
+        } catch let error as CurlewError {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(sawHead)
+        do {
+            _ = try await request.data()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.kind == .cancelled)
+            #expect(error.responseHead?.status.code == 203)
+        }
+    }
+
     @Test func droppingTheEventsIteratorCancels() async throws {
         let server = try await Fixtures.server()
         let request = Fixtures.session.request(server.url("/drip?bytes=1000&duration=4000&chunks=10"))

@@ -46,6 +46,7 @@ struct DownloadDestinationTests {
 
         let error = await ResumeFiles.failure(of: Fixtures.session.download(server.url("/bytes/5000"), to: .file(destination)))
         #expect(error?.kind == .fileSystem, "\(String(describing: error))")
+        #expect((error?.underlying as? POSIXError)?.code == .EEXIST, "\(String(describing: error))")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: destination.path) == nowhere.path)
         #expect(try ResumeFiles.contents(of: directory) == ["dangling.bin"], "no temporary file, nothing created at the link's target")
     }
@@ -77,6 +78,7 @@ struct DownloadDestinationTests {
         let destination = directory.appendingPathComponent("missing/inner/file.bin")
         let error = await ResumeFiles.failure(of: Fixtures.session.download(server.url("/bytes/100"), to: .file(destination)))
         #expect(error?.kind == .fileSystem, "\(String(describing: error))")
+        #expect((error?.underlying as? POSIXError)?.code == .ENOENT, "\(String(describing: error))")
         #expect(try ResumeFiles.contents(of: directory).isEmpty)
     }
 
@@ -132,6 +134,7 @@ struct DownloadDestinationTests {
         }
         let error = await ResumeFiles.failure(of: download)
         #expect(error?.kind == .fileSystem, "\(String(describing: error))")
+        #expect((error?.underlying as? POSIXError)?.code == .EEXIST, "\(String(describing: error))")
         #expect(try Data(contentsOf: destination) == Data("someone else's".utf8))
         #expect(try ResumeFiles.contents(of: directory) == ["appeared.bin"], "no temporary file stays")
     }

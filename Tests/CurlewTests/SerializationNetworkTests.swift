@@ -67,6 +67,23 @@ struct SerializationNetworkTests {
         #expect(form.formPairs == expectedPairs)
     }
 
+    /// Dotted key paths and a custom set of unescaped characters, as the server reads them.
+    @Test func dottedKeyPathsAndAllowedCharactersOnTheWire() async throws {
+        let server = try await Fixtures.server()
+        var allowed = URLEncodedFormEncoder.defaultAllowedCharacters
+        allowed.insert(charactersIn: ":")
+        let encoder = URLEncodedFormParameterEncoder(
+            encoder: URLEncodedFormEncoder(keyPathEncoding: .dots, allowedCharacters: allowed))
+        let parameters: Parameters = ["user": ["name": "Ann", "time": "12:30"] as [String: any Sendable]]
+        let form = try Fixtures.echo(
+            try await session.request(server.url("/anything/dots"), method: .post, parameters: parameters, encoder: encoder).data())
+        #expect(form.body == "user.name=Ann&user.time=12:30")
+        #expect(form.formPairs == [["user.name", "Ann"], ["user.time", "12:30"]])
+        let query = try Fixtures.echo(
+            try await session.request(server.url("/anything/dots"), parameters: parameters, encoder: encoder).data())
+        #expect(query.rawTarget == "/anything/dots?user.name=Ann&user.time=12:30")
+    }
+
     @Test func severalParameterSetsAtOnce() async throws {
         let server = try await Fixtures.server()
         let sets: RequestParameters = [ParameterSet(["page": 3], encoding: .query), ParameterSet(["name": "Ann"], encoding: .json)]

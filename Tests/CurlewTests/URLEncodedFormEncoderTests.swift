@@ -42,6 +42,57 @@ struct URLEncodedFormEncoderTests {
         #expect(try URLEncodedFormEncoder(boolEncoding: .literal).encode(parameters) == "a=true&b=false")
     }
 
+    @Test func keyPathsUseBracketsByDefaultAndDotsOnRequest() throws {
+        let parameters: Parameters = ["page": ["size": 20, "sort": ["by": "name"] as [String: any Sendable]] as [String: any Sendable]]
+        #expect(try URLEncodedFormEncoder().encode(parameters) == "page%5Bsize%5D=20&page%5Bsort%5D%5Bby%5D=name")
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: .brackets).encode(parameters) == "page%5Bsize%5D=20&page%5Bsort%5D%5Bby%5D=name")
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: .dots).encode(parameters) == "page.size=20&page.sort.by=name")
+        let custom = URLEncodedFormEncoder.KeyPathEncoding { "_" + $0 }
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: custom).encode(parameters) == "page_size=20&page_sort_by=name")
+        // Arrays keep their own naming; a dotted member's key is escaped like any key.
+        let mixed: Parameters = ["a": ["b c": [1, 2] as [any Sendable]] as [String: any Sendable]]
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: .dots).encode(mixed) == "a.b%20c%5B%5D=1&a.b%20c%5B%5D=2")
+    }
+
+    @Test func dottedKeyPathsForEncodableValues() throws {
+        let person = Person(
+            name: "Ann", age: 30, admin: true, tags: [], address: Address(street: "Main", zip: "123"), nickname: nil)
+        #expect(try URLEncodedFormEncoder(keyPathEncoding: .dots).encode(person)
+            == "address.street=Main&address.zip=123&admin=1&age=30&name=Ann")
+    }
+
+    @Test func allowedCharactersAreLeftUnescaped() throws {
+        var allowed = URLEncodedFormEncoder.defaultAllowedCharacters
+        allowed.insert(charactersIn: "[]:@")
+        let encoder = URLEncodedFormEncoder(allowedCharacters: allowed)
+        let parameters: Parameters = ["k": ["x": "a:b@c[d]"] as [String: any Sendable], "t": ["1"] as [any Sendable]]
+        #expect(try encoder.encode(parameters) == "k[x]=a:b@c[d]&t[]=1")
+        // Fewer than the default: `/` and `?` escaped too; non-ASCII text is escaped as UTF-8.
+        var fewer = URLEncodedFormEncoder.defaultAllowedCharacters
+        fewer.remove(charactersIn: "/?")
+        #expect(try URLEncodedFormEncoder(allowedCharacters: fewer).encode(["p": "a/b?é"]) == "p=a%2Fb%3F%C3%A9")
+        // A non-ASCII character may be allowed as it is.
+        var accented = URLEncodedFormEncoder.defaultAllowedCharacters
+        accented.insert(charactersIn: "é")
+        #expect(try URLEncodedFormEncoder(allowedCharacters: accented).encode(["p": "é è"]) == "p=é%20%C3%A8")
+        #expect(try URLEncodedFormEncoder(spaceEncoding: .plusReplaced, allowedCharacters: accented).encode(["p": "é è"]) == "p=é+%C3%A8")
+    }
+
+    @Test(arguments: ["&", "=", "%", "#", "+", " ", "\n"])
+    func allowedCharactersThatWouldChangeThePairsAreRefused(character: String) throws {
+        var allowed = URLEncodedFormEncoder.defaultAllowedCharacters
+        allowed.insert(charactersIn: character)
+        let encoder = URLEncodedFormEncoder(allowedCharacters: allowed)
+        do {
+            _ = try encoder.encode(["q": "a"])
+            Issue.record("expected an error for \(character.debugDescription)")
+        } catch let error as CurlewError {
+            #expect(error.kind == .invalidRequest)
+            #expect(error.message.contains(character.debugDescription))
+        }
+        #expect(throws: CurlewError.self) { try encoder.encode(Address(street: "a", zip: "b")) }
+    }
+
     @Test func reservedCharactersInValuesAreEscaped() throws {
         let text = try URLEncodedFormEncoder().encode(["q": "a&b=c+d#e[f]g;h,i!j$k'l(m)n*o:p@q"])
         #expect(text == "q=a%26b%3Dc%2Bd%23e%5Bf%5Dg%3Bh%2Ci%21j%24k%27l%28m%29n%2Ao%3Ap%40q")

@@ -57,6 +57,33 @@ struct UploadTests {
         #expect(missing?.kind == .invalidRequest, "\(String(describing: missing))")
     }
 
+    /// A file upload is labelled from its extension, as multipart file parts are, unless the
+    /// caller named a type; what the server received, and what the curl command repeats.
+    @Test func uploadFileInfersItsContentTypeFromTheExtension() async throws {
+        let server = try await Fixtures.server()
+        let directory = try SocketDirectory()
+        defer { directory.remove() }
+        let png = directory.url.appendingPathComponent("photo.PNG")
+        let unknown = directory.url.appendingPathComponent("notes.unknownext")
+        try Data("png".utf8).write(to: png)
+        try Data("data".utf8).write(to: unknown)
+
+        let labelled = Fixtures.session.upload(.file(png), to: server.url("/anything/file"), method: .put)
+        let echo = try Fixtures.echo(try await labelled.validate().data())
+        #expect(echo.headers["content-type"] == "image/png")
+        #expect(echo.body == "png")
+        #expect(labelled.cURLDescription().contains("-H 'Content-Type: image/png'"), "\(labelled.cURLDescription())")
+
+        let fallback = try Fixtures.echo(try await Fixtures.session.upload(.file(unknown), to: server.url("/anything/file")).data())
+        #expect(fallback.headers["content-type"] == "application/octet-stream")
+
+        var fields = HTTPFields()
+        fields[.contentType] = "text/plain"
+        let named = try Fixtures.echo(
+            try await Fixtures.session.upload(.file(png), to: server.url("/anything/file"), headers: RequestHeaders(fields)).data())
+        #expect(named.headers["content-type"] == "text/plain")
+    }
+
     @Test func uploadStreamWithAndWithoutLength() async throws {
         let server = try await Fixtures.server()
         let chunks = (0..<40).map { index in [UInt8](repeating: UInt8(index), count: 10_000) }

@@ -2,6 +2,7 @@
 // Regenerate with `scripts/readme-snippets.sh`. Compiled, never run; placeholders are in Prelude.swift.
 // swift-format-ignore-file
 
+import CoreMetrics
 import Curlew
 import CurlewOpenAPI
 import CurlewXML
@@ -292,14 +293,16 @@ enum ReadmeBlock19 {
 enum ReadmeBlock20 {
     static func run() async throws {
         let download = session.download(isoURL, to: .file(target))
+        let transfer = Task { try await download.fileURL() }              // consuming it starts it
         // …later, on the user's request (or after a failure: `error.downloadResumeData`):
         if let resumeData = await download.cancel(producingResumeData: true) {
             try JSONEncoder().encode(resumeData).write(to: saved)          // survives a restart
         }
+        _ = await transfer.result                                          // failed with `.cancelled`
         // …then, perhaps in another process:
         let resumeData = try JSONDecoder().decode(DownloadResumeData.self, from: Data(contentsOf: saved))
         let file = try await session.download(resumingWith: resumeData, to: .file(target)).validate().fileURL()
-        _ = (download, resumeData, file)
+        _ = (download, transfer, resumeData, file)
     }
 }
 
@@ -439,8 +442,23 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 30
+// ### Errors, block 30
 enum ReadmeBlock30 {
+    static func run() async throws {
+        Task {
+            do {
+                _ = try await session.request(url).validate().data()
+            } catch let error as CurlewError {      // the closure throws `any Error`: cast
+                print(error.kind)
+            } catch {
+                print(error)                        // nothing else is thrown here, but Swift cannot know
+            }
+        }
+    }
+}
+
+// ### Print a request: `print`, `debugPrint` and curl, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -467,16 +485,16 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 31
-enum ReadmeBlock31 {
+// ### Print a request: `print`, `debugPrint` and curl, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 32
-enum ReadmeBlock32 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -494,8 +512,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Turning failures into your own errors, block 33
-enum ReadmeBlock33 {
+// ### Turning failures into your own errors, block 34
+enum ReadmeBlock34 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -521,8 +539,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 34
-enum ReadmeBlock34 {
+// ### Retrying with `RetryPolicy`, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -536,8 +554,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Network reachability, block 35
-enum ReadmeBlock35 {
+// ### Network reachability, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -553,8 +571,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Network reachability, block 36
-enum ReadmeBlock36 {
+// ### Network reachability, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -566,8 +584,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### OAuth2, block 37
-enum ReadmeBlock37 {
+// ### OAuth2, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -585,8 +603,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### OAuth2, block 38
-enum ReadmeBlock38 {
+// ### OAuth2, block 39
+enum ReadmeBlock39 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -603,8 +621,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### HTTP cache, block 39
-enum ReadmeBlock39 {
+// ### HTTP cache, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -618,8 +636,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Cookies, block 40
-enum ReadmeBlock40 {
+// ### Cookies, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -631,8 +649,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Cookies, block 41
-enum ReadmeBlock41 {
+// ### Cookies, block 42
+enum ReadmeBlock42 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -652,8 +670,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### Observing and logging, block 42
-enum ReadmeBlock42 {
+// ### Observing and logging, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -663,8 +681,10 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### Tracing and metrics, block 43
-enum ReadmeBlock43 {
+// ### Tracing and metrics, block 44: a Package.swift fragment, not compiled.
+
+// ### Tracing and metrics, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -684,10 +704,10 @@ enum ReadmeBlock43 {
     }
 }
 
-// ## OpenAPI clients, block 44
-enum ReadmeBlock44 {
+// ## OpenAPI clients, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
-        // Package.swift: .product(name: "CurlewOpenAPI", package: "Curlew"),
+        // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
 
         let session = Session(interceptors: [auth, RetryPolicy.default])
@@ -696,4 +716,4 @@ enum ReadmeBlock44 {
     }
 }
 
-// ## OpenAPI clients, block 45: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 47: calls a generated OpenAPI client, not compiled here.

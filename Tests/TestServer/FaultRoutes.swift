@@ -5,7 +5,7 @@ import NIOCore
 /// - `close-mid-body?length=N&send=M`: Content-Length N, M < N body bytes, then close.
 /// - `never-answer`: reads the request and never responds.
 /// - `slow-drip?interval=ms&bytes=N`: Content-Length N, one byte every `interval`.
-/// - `stall-after-head?length=N&send=M`: head and M bytes, then silence.
+/// - `stall-after-head?length=N&send=M&status=S`: head (status S, default 200) and M bytes, then silence.
 /// - `malformed-head`: garbage instead of a status line, then close.
 /// - `huge-headers?size=N&single=1`: headers totalling about N bytes.
 /// - `bad-content-length`: `Content-Length: abc`.
@@ -99,13 +99,13 @@ enum FaultRoutes {
         return ResponseScript([.head(lengthHead(request, length: length, allocator: allocator))] + body + [terminal])
     }
 
-    /// A 200 head announcing `length` bytes of octet-stream.
+    /// A head announcing `length` bytes of octet-stream, with status `?status=` (default 200).
     private static func lengthHead(
         _ request: ReceivedRequest, length: Int, allocator: ByteBufferAllocator
     ) -> ByteBuffer {
         request.finalize(
             ResponseHead(
-                status: 200,
+                status: request.queryInt("status", default: 200),
                 headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(length))])
         ).serialized(allocator: allocator)
     }

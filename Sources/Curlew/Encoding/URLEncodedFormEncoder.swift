@@ -14,10 +14,11 @@ import Foundation
 /// ```
 ///
 /// Escaping follows RFC 3986 for query components: only `A-Z a-z 0-9 - . _ ~ / ?` are left
-/// as they are. Everything else, notably `& = + # [ ]` and non-ASCII text (as UTF-8), is
-/// percent-escaped, in keys and in values. The brackets that mark arrays and nested
-/// dictionaries are escaped too (`k%5B%5D=`), which every common server framework decodes as
-/// `k[]=`.
+/// as they are (``defaultAllowedCharacters``; see ``allowedCharacters``). Everything else,
+/// notably `& = + # [ ]` and non-ASCII text (as UTF-8), is percent-escaped, in keys and in
+/// values. The brackets that mark arrays and nested dictionaries are escaped too
+/// (`k%5B%5D=`), which every common server framework decodes as `k[]=`; with
+/// ``keyPathEncoding`` `.dots` nested keys are written `page.size=20` instead.
 public struct URLEncodedFormEncoder: Sendable {
     /// How array elements are named.
     public enum ArrayEncoding: Sendable, Hashable {
@@ -96,6 +97,37 @@ public struct URLEncodedFormEncoder: Sendable {
         case plusReplaced
     }
 
+    /// How the key of a nested dictionary's member is joined to its parent's key, as in
+    /// Alamofire: ``brackets`` (`page[size]`, the default) or ``dots`` (`page.size`), or your own.
+    /// The joined key is escaped like any key, so the default's brackets go as `%5B` and `%5D`.
+    public struct KeyPathEncoding: Sendable {
+        /// `parent[child]`. The default.
+        public static let brackets = KeyPathEncoding { "[" + $0 + "]" }
+        /// `parent.child`, for servers that read dotted key paths (Spring, ASP.NET).
+        public static let dots = KeyPathEncoding { "." + $0 }
+
+        private let suffix: @Sendable (String) -> String
+
+        /// A key path encoding that appends `suffix(childKey)` to the parent's key.
+        public init(_ suffix: @escaping @Sendable (_ childKey: String) -> String) {
+            self.suffix = suffix
+        }
+
+        /// The text appended to the parent's key for a member named `key`.
+        public func encode(_ key: String) -> String { suffix(key) }
+    }
+
+    /// The characters left unescaped by default: RFC 3986's unreserved ones
+    /// (`A-Z a-z 0-9 - . _ ~`) and `/` and `?`.
+    public static let defaultAllowedCharacters = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?")
+
+    /// The characters that can never be left unescaped: they would split a pair (`&`, `=`),
+    /// end the query (`#`), read back as something else (`%`, `+`), or make the URL invalid
+    /// (space and control characters).
+    static let structuralCharacters: [Unicode.Scalar] =
+        ["%", "&", "=", "#", "+", " ", "\u{7F}"] + (0..<0x20).compactMap { Unicode.Scalar(UInt32($0)) }
+
     /// How array elements are named.
     public var arrayEncoding: ArrayEncoding
     /// How `Bool` values are written.
@@ -110,14 +142,24 @@ public struct URLEncodedFormEncoder: Sendable {
     public var nilEncoding: NilEncoding
     /// How spaces are written.
     public var spaceEncoding: SpaceEncoding
+    /// How nested dictionary keys are joined to their parent's key.
+    public var keyPathEncoding: KeyPathEncoding
+    /// The characters written as they are, in keys and values; every other one is
+    /// percent-escaped as UTF-8 (Alamofire's `allowedCharacters`). Encoding throws
+    /// ``CurlewError/Kind/invalidRequest`` when the set contains `%`, `&`, `=`, `#`, `+`, a space
+    /// or a control character, which would change what the server reads.
+    public var allowedCharacters: CharacterSet
 
     /// Creates an encoder; every option has the documented default.
     public init(
         arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .numeric,
         dateEncoding: DateEncoding = .iso8601, dataEncoding: DataEncoding = .base64,
         keyEncoding: KeyEncoding = .useDefaultKeys, nilEncoding: NilEncoding = .dropKey,
-        spaceEncoding: SpaceEncoding = .percentEscaped
+        spaceEncoding: SpaceEncoding = .percentEscaped, keyPathEncoding: KeyPathEncoding = .brackets,
+        allowedCharacters: CharacterSet = URLEncodedFormEncoder.defaultAllowedCharacters
     ) {
+        self.keyPathEncoding = keyPathEncoding
+        self.allowedCharacters = allowedCharacters
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
         self.dateEncoding = dateEncoding
@@ -131,9 +173,11 @@ public struct URLEncodedFormEncoder: Sendable {
     /// or a dictionary with `String` or `Int` keys).
     ///
     /// - Throws: ``CurlewError`` of kind ``CurlewError/Kind/invalidRequest`` when the value is
-    ///   not keyed at the top level, or when encoding it fails (for example a non-finite
-    ///   number); the original error is the `underlying` one.
+    ///   not keyed at the top level, when encoding it fails (for example a non-finite
+    ///   number; the original error is the `underlying` one), or when ``allowedCharacters``
+    ///   holds a character that must be escaped.
     public func encode<Value: Encodable>(_ value: Value) throws -> String {
+        let serializer = try makeSerializer()
         let context = URLEncodedFormEncodingContext(options: self)
         let node: URLEncodedFormNode?
         do {
@@ -144,7 +188,7 @@ public struct URLEncodedFormEncoder: Sendable {
             throw CurlewError(
                 .invalidRequest, "could not URL-form encode \(Value.self): \(error)", underlying: error)
         }
-        return try serialize(root: node, typeName: "\(Value.self)")
+        return try serialize(root: node, typeName: "\(Value.self)", with: serializer)
     }
 
     /// Encodes an untyped dictionary.
@@ -154,8 +198,10 @@ public struct URLEncodedFormEncoder: Sendable {
     /// to any depth), or any `Encodable` value.
     ///
     /// - Throws: ``CurlewError`` of kind ``CurlewError/Kind/invalidRequest`` naming the key
-    ///   path of a value that cannot be encoded.
+    ///   path of a value that cannot be encoded, or when ``allowedCharacters`` holds a
+    ///   character that must be escaped.
     public func encode(_ parameters: [String: any Sendable]) throws -> String {
+        let serializer = try makeSerializer()
         let context = URLEncodedFormEncodingContext(options: self)
         var members: [String: URLEncodedFormNode] = [:]
         for (key, value) in parameters {
@@ -165,12 +211,26 @@ public struct URLEncodedFormEncoder: Sendable {
         return serializer.serialize(members)
     }
 
-    var serializer: URLEncodedFormSerializer {
-        URLEncodedFormSerializer(
-            arrayEncoding: arrayEncoding, nilEncoding: nilEncoding, spaceEncoding: spaceEncoding)
+    /// The serializer for these options, once ``allowedCharacters`` is known to be safe.
+    func makeSerializer() throws(CurlewError) -> URLEncodedFormSerializer {
+        var customAllowed: CharacterSet?
+        if allowedCharacters != Self.defaultAllowedCharacters {
+            if let unsafe = Self.structuralCharacters.first(where: allowedCharacters.contains) {
+                throw CurlewError(
+                    .invalidRequest,
+                    "URLEncodedFormEncoder.allowedCharacters contains \(String(unsafe).debugDescription), "
+                        + "which must always be percent-escaped in a form or query")
+            }
+            customAllowed = allowedCharacters
+        }
+        return URLEncodedFormSerializer(
+            arrayEncoding: arrayEncoding, nilEncoding: nilEncoding, spaceEncoding: spaceEncoding,
+            keyPathEncoding: keyPathEncoding, customAllowed: customAllowed)
     }
 
-    private func serialize(root: URLEncodedFormNode?, typeName: String) throws -> String {
+    private func serialize(
+        root: URLEncodedFormNode?, typeName: String, with serializer: URLEncodedFormSerializer
+    ) throws -> String {
         switch root {
         case nil:
             return ""

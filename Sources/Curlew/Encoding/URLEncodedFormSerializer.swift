@@ -5,6 +5,10 @@ struct URLEncodedFormSerializer {
     let arrayEncoding: URLEncodedFormEncoder.ArrayEncoding
     let nilEncoding: URLEncodedFormEncoder.NilEncoding
     let spaceEncoding: URLEncodedFormEncoder.SpaceEncoding
+    let keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding
+    /// The caller's ``URLEncodedFormEncoder/allowedCharacters``, or nil for the default set
+    /// (checked byte by byte, without a `CharacterSet`).
+    let customAllowed: CharacterSet?
 
     /// Serializes the members of a top-level object, keys sorted.
     func serialize(_ members: [String: URLEncodedFormNode]) -> String {
@@ -30,16 +34,16 @@ struct URLEncodedFormSerializer {
             for (index, element) in elements.enumerated() {
                 let elementName: String
                 switch arrayEncoding {
-                case .brackets: elementName = name + "%5B%5D"
+                case .brackets: elementName = name + escape("[]")
                 case .noBrackets: elementName = name
-                case .indexInBrackets: elementName = name + "%5B\(index)%5D"
+                case .indexInBrackets: elementName = name + escape("[\(index)]")
                 }
                 append(element, name: elementName, to: &output)
             }
         case .object(let members):
             for key in members.keys.sorted() {
                 guard let member = members[key] else { continue }
-                append(member, name: name + "%5B" + escape(key) + "%5D", to: &output)
+                append(member, name: name + escape(keyPathEncoding.encode(key)), to: &output)
             }
         }
     }
@@ -53,10 +57,13 @@ struct URLEncodedFormSerializer {
 
     /// Percent-escapes `text` for a query component under RFC 3986.
     ///
-    /// Only the unreserved characters (`A-Z a-z 0-9 - . _ ~`) and `/` and `?` stay as they are.
-    /// Every other byte of the UTF-8 form is escaped, including the sub-delimiters
+    /// By default only the unreserved characters (`A-Z a-z 0-9 - . _ ~`) and `/` and `?` stay
+    /// as they are. Every other byte of the UTF-8 form is escaped, including the sub-delimiters
     /// `& = + ; , ! $ ' ( ) *`, and `# [ ] : @`, so a value can never break out of its pair.
+    /// With ``customAllowed``, the characters in it stay instead (never `% & = # +`, checked
+    /// before).
     func escape(_ text: String) -> String {
+        if let customAllowed { return escape(text, keeping: customAllowed) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
@@ -68,6 +75,25 @@ struct URLEncodedFormSerializer {
                 bytes.append(UInt8(ascii: "%"))
                 bytes.append(URLEncodedFormSerializer.hexDigits[Int(byte >> 4)])
                 bytes.append(URLEncodedFormSerializer.hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func escape(_ text: String, keeping allowed: CharacterSet) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if allowed.contains(scalar) {
+                UTF8.encode(scalar) { bytes.append($0) }
+            } else if scalar == " " && spaceEncoding == .plusReplaced {
+                bytes.append(UInt8(ascii: "+"))
+            } else {
+                UTF8.encode(scalar) { byte in
+                    bytes.append(UInt8(ascii: "%"))
+                    bytes.append(URLEncodedFormSerializer.hexDigits[Int(byte >> 4)])
+                    bytes.append(URLEncodedFormSerializer.hexDigits[Int(byte & 0x0F)])
+                }
             }
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -39,7 +39,7 @@ final class ContentDecoder {
     /// round (RFC 9110 §8.4, RFC 9112 §6.1). Throws ``CurlewError/Kind/malformedResponse`` for a
     /// coding Curlew cannot decode or more than ``maximumCodings``.
     init?(
-        contentEncoding: String?, transferEncoding: String? = nil, limit: DecompressionLimit = .none
+        contentEncoding: String?, transferEncoding: String? = nil, limit: DecompressionLimit = .unlimited
     ) throws(CurlewError) {
         var names: [String] = []
         for (field, value) in [("content", contentEncoding), ("transfer", transferEncoding)] {

@@ -55,7 +55,9 @@ final class DownloadFile {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                throw CurlewError(.fileSystem, "cannot create the directory \(directory.path): \(error.localizedDescription)")
+                throw CurlewError(
+                    .fileSystem, "cannot create the directory \(directory.path): \(error.localizedDescription)",
+                    underlying: error)
             }
         }
         try Self.checkDestinationFree(destination, options: options)
@@ -64,7 +66,8 @@ final class DownloadFile {
         // Created with O_EXCL (never an existing file or link), mode 0600 and O_CLOEXEC.
         let descriptor = template.withUnsafeMutableBufferPointer { curlew_mkstemp_cloexec($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw CurlewError(.fileSystem, "cannot create a temporary file in \(directory.path): \(String(cString: strerror(errno)))")
+            let failure = errno
+            throw .fileSystem("cannot create a temporary file in \(directory.path)", code: failure)
         }
         self.descriptor = descriptor
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -132,7 +135,9 @@ final class DownloadFile {
     /// even one whose target does not exist.
     private static func checkDestinationFree(_ destination: URL, options: DownloadOptions) throws(CurlewError) {
         if !options.contains(.removePreviousFile), hasEntry(at: destination.path) {
-            throw CurlewError(.fileSystem, "a file already exists at \(destination.path); pass .removePreviousFile to replace it")
+            throw CurlewError(
+                .fileSystem, "a file already exists at \(destination.path); pass .removePreviousFile to replace it",
+                underlying: POSIXError(.EEXIST))
         }
     }
 

@@ -46,15 +46,15 @@ final class PendingDownload: Sendable {
         let failure = errno
         guard failure != EEXIST else {
             unlink(temporaryPath)
-            throw CurlewError(.fileSystem, "a file appeared at \(path) during the download")
+            throw CurlewError(.fileSystem, "a file appeared at \(path) during the download", underlying: POSIXError(.EEXIST))
         }
         guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(failure) else {
             unlink(temporaryPath)
-            throw CurlewError(.fileSystem, "cannot move the download to \(path): \(String(cString: strerror(failure)))")
+            throw .fileSystem("cannot move the download to \(path)", code: failure)
         }
         if DownloadFile.hasEntry(at: path) {
             unlink(temporaryPath)
-            throw CurlewError(.fileSystem, "a file appeared at \(path) during the download")
+            throw CurlewError(.fileSystem, "a file appeared at \(path) during the download", underlying: POSIXError(.EEXIST))
         }
         try move(over: path)
         return destination
@@ -63,9 +63,9 @@ final class PendingDownload: Sendable {
     /// Renames the temporary file to `path`, replacing what is there; removes it on failure.
     private func move(over path: String) throws(CurlewError) {
         guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let failure = errno
             unlink(temporaryPath)
-            throw CurlewError(.fileSystem, "cannot move the download to \(path): \(reason)")
+            throw .fileSystem("cannot move the download to \(path)", code: failure)
         }
     }
 

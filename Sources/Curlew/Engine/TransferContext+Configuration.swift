@@ -214,6 +214,7 @@ extension TransferContext {
             // The request's own cookies first, then the jar's (RFC 6265 §5.4).
             fields.append(HTTPField(name: .cookie, value: stored))
         }
+        Self.inferFileContentType(&fields, body: request.body)
         if Self.suppressesFormContentType(request, fields: fields) { append("Content-Type:") }
         if request.body != nil {
             try configureExpectation(options, stated: fields[.expect])
@@ -341,5 +342,13 @@ extension TransferContext {
     /// type only when asked; ``CURLCommand`` prints the same line, so the command matches.
     static func suppressesFormContentType(_ request: OutgoingRequest, fields: HTTPFields) -> Bool {
         (request.body != nil || request.method == .post) && fields[.contentType] == nil
+    }
+
+    /// Labels a file body by its extension (``MIMEType/forFileName(_:)``, `application/octet-stream`
+    /// when unknown), as multipart file parts are, when neither the request nor the session's
+    /// default headers name a `Content-Type`. ``CURLCommand`` does the same, so the command matches.
+    static func inferFileContentType(_ fields: inout HTTPFields, body: RequestBody?) {
+        guard fields[.contentType] == nil, case .file(let url)? = body?.storage else { return }
+        fields[.contentType] = MIMEType.forFileName(url.lastPathComponent)
     }
 }

@@ -225,8 +225,10 @@ struct TransferStateMachine {
         phase = .finished
         var final = proposed
         if case .failure(let error) = proposed, let cancelReason {
-            // The cancel is the reason; a partial file kept for resuming stays reachable.
-            final = .failure(error.downloadResumeData.map { cancelReason.with(downloadResumeData: $0) } ?? cancelReason)
+            // The cancel is the reason; a response head that had arrived stays with it (as
+            // Alamofire keeps `response`), and a partial file kept for resuming stays reachable.
+            let reason = cancelReason.adding(url: error.url, head: error.responseHead)
+            final = .failure(error.downloadResumeData.map { reason.with(downloadResumeData: $0) } ?? reason)
         }
         result = final
         var resumptions = Resumptions(

@@ -106,9 +106,10 @@ enum CURLCommand {
             let password = revealing ? credential.password : Redaction.placeholder
             parts += ["-u", quote(credential.username + ":" + password), credential.method.curlFlag]
         }
-        let fields = TransferContext.withSessionHeaders(
+        var fields = TransferContext.withSessionHeaders(
             request.headerFields, userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
             defaults: configuration.defaultHeaders)
+        TransferContext.inferFileContentType(&fields, body: request.body)
         var shown = HTTPFields()
         for field in fields {
             // Credentials are not repeated unless asked for: the scheme stays, its token becomes `***`.

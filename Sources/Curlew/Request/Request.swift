@@ -36,7 +36,11 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Accepts only these content types (wildcards such as `text/*` allowed).
+    /// Accepts only these content types (wildcards such as `text/*` allowed). A response
+    /// without a body (empty, 204, 205, or an answer to HEAD) needs no `Content-Type`; an
+    /// empty list therefore accepts no response that has a body. A failure is an error of kind
+    /// ``CurlewError/Kind/unacceptableContentType`` whose
+    /// ``CurlewError/acceptableContentTypes`` lists `acceptable`, sorted.
     @discardableResult
     public func validate(contentType acceptable: [String]) -> Self {
         core.addValidation(Validators.contentType { _ in acceptable })

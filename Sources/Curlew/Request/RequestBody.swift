@@ -24,11 +24,15 @@ public struct RequestBody: Sendable {
     let storage: Storage
 
     /// The `Content-Type` the body implies: a file's, inferred from its extension
-    /// (`application/octet-stream` when unknown), or a multipart form's with its boundary; nil
-    /// for bytes, text and streams, which leave the type to the request's headers.
-    public var contentType: String? { impliedContentType?.value }
+    /// (`application/octet-stream` when unknown), sent unless the request or the session's
+    /// default headers name one; or a multipart form's with its boundary, which always replaces
+    /// the request's. Nil for bytes, text and streams, which leave the type to the headers.
+    public var contentType: String? {
+        if case .file(let url) = storage { return MIMEType.forFileName(url.lastPathComponent) }
+        return impliedContentType?.value
+    }
 
-    /// ``contentType``, and whether it replaces a `Content-Type` the request's headers set.
+    /// A form's `Content-Type`, set on the request with the body (``OutgoingRequest/body``).
     var impliedContentType: (value: String, replacesHeader: Bool)? = nil
 
     /// The body's length in bytes, when known. A body of unknown length is sent chunked.
@@ -56,14 +60,11 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .data(Data(string.utf8)))
     }
 
-    /// A body read from a file as it is sent; the file is never held in memory whole.
-    ///
-    /// The request carries the file's type, inferred from its extension (``MIMEType``), unless
-    /// its headers set a `Content-Type`. A file that cannot be opened fails the request with
-    /// ``CurlewError/Kind/invalidRequest`` when it is consumed.
-    public static func file(_ url: URL) -> RequestBody {
-        RequestBody(storage: .file(url), impliedContentType: (MIMEType.forFileName(url.lastPathComponent), false))
-    }
+    /// A body read from a file as it is sent; the file is never held in memory whole. Unless the
+    /// request (or the session's default headers) names a `Content-Type`, it is sent with the type
+    /// of the file's extension (``MIMEType/forFileName(_:)``). A file that cannot be opened fails
+    /// the request with ``CurlewError/Kind/invalidRequest`` when it is consumed.
+    public static func file(_ url: URL) -> RequestBody { RequestBody(storage: .file(url)) }
 
     /// A `multipart/form-data` body. Small forms are encoded in memory; large ones stream from
     /// their files and streams (see ``MultipartFormData/makeBody(inMemoryThreshold:)``), so a

@@ -22,7 +22,9 @@ public protocol ResponseSerializer<Output>: Sendable {
 }
 
 extension Response where Value == Data {
-    /// Whether an empty body is expected here: status 204 or 205, or a HEAD request.
+    /// Whether an empty body is expected here: status 204 or 205, or a HEAD request. The
+    /// serializers that need content accept an empty body only then; `.data` and `.string`
+    /// accept one always.
     public var allowsEmptyBody: Bool {
         statusCode == 204 || statusCode == 205 || request.method == .head
     }
@@ -49,7 +51,8 @@ extension Response where Value == Data {
     }
 }
 
-/// Returns the body as it is.
+/// Returns the body as it is; an empty body is empty `Data`, whatever the status (unlike
+/// Alamofire, which throws unless the status is 204 or 205 or the method HEAD).
 public struct DataResponseSerializer: ResponseSerializer {
     /// Creates the serializer.
     public init() {}
@@ -57,7 +60,7 @@ public struct DataResponseSerializer: ResponseSerializer {
 }
 
 /// Decodes the body as text, in the charset from `Content-Type`, falling back to UTF-8 and
-/// then ISO-8859-1.
+/// then ISO-8859-1. An empty body is `""`, whatever the status.
 public struct StringResponseSerializer: ResponseSerializer {
     /// Forces an encoding instead of the one from `Content-Type`.
     public let encoding: String.Encoding?

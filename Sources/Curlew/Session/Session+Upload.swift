@@ -14,7 +14,7 @@ extension Session {
     /// ```
     ///
     /// A file is read as it is sent, never held in memory whole, and the request carries its
-    /// `Content-Type` (from its extension) unless `headers` set one; a form sets its own
+    /// `Content-Type` (from its extension) unless `headers` or the session's default headers set one; a form sets its own
     /// `Content-Type` with its boundary (see ``RequestBody/contentType``). Upload progress
     /// arrives in ``Request/events`` as ``TransferEvent/uploadProgress(_:)``. Bytes, files,
     /// forms and streams made by a factory can be sent again on a retry or a 307/308 redirect;

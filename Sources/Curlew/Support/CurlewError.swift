@@ -135,12 +135,15 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         let downloadResumeData: DownloadResumeData?
         /// A cancel reason asking the download to keep its partial file and give resume data.
         let keepsPartialDownload: Bool
+        let acceptableContentTypes: [String]?
 
         init(
             kind: Kind, message: String, url: URL?, curlCode: Int?, curlMessage: String?,
             responseHead: HTTPResponse?, responseBody: Data?, underlying: (any Error & Sendable)?,
-            downloadResumeData: DownloadResumeData? = nil, keepsPartialDownload: Bool = false
+            downloadResumeData: DownloadResumeData? = nil, keepsPartialDownload: Bool = false,
+            acceptableContentTypes: [String]? = nil
         ) {
+            self.acceptableContentTypes = acceptableContentTypes
             self.downloadResumeData = downloadResumeData
             self.keepsPartialDownload = keepsPartialDownload
             self.kind = kind
@@ -179,6 +182,9 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
     /// ``DownloadResumeData``. The partial file it names then belongs to the caller.
     public var downloadResumeData: DownloadResumeData? { storage.downloadResumeData }
     var keepsPartialDownload: Bool { storage.keepsPartialDownload }
+    /// For an ``Kind/unacceptableContentType`` error, the content types validation would have
+    /// accepted, sorted (empty when it accepted no body at all); nil for other errors.
+    public var acceptableContentTypes: [String]? { storage.acceptableContentTypes }
 
     /// Creates an error. Public so that serializers, adapters and retriers written outside
     /// Curlew can throw errors of the same shape.
@@ -219,7 +225,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         CurlewError(storage: Storage(
             kind: kind, message: message, url: self.url ?? url.map(Redaction.url), curlCode: curlCode,
             curlMessage: curlMessage, responseHead: responseHead ?? head, responseBody: responseBody ?? body,
-            underlying: underlying, downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
+            underlying: underlying, downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload,
+            acceptableContentTypes: acceptableContentTypes))
     }
 
     /// A copy whose `underlying` is `error` — what a response interceptor made of a failed
@@ -228,7 +235,8 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         CurlewError(storage: Storage(
             kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
             responseHead: responseHead, responseBody: responseBody, underlying: error,
-            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
+            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload,
+            acceptableContentTypes: acceptableContentTypes))
     }
 
     /// A copy carrying resume data, or asking a download to keep its partial file.
@@ -236,7 +244,28 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         CurlewError(storage: Storage(
             kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
             responseHead: responseHead, responseBody: responseBody, underlying: underlying,
-            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload))
+            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload,
+            acceptableContentTypes: acceptableContentTypes))
+    }
+
+    /// A copy naming the content types validation would have accepted.
+    func with(acceptableContentTypes types: [String]) -> CurlewError {
+        CurlewError(storage: Storage(
+            kind: kind, message: message, url: url, curlCode: curlCode, curlMessage: curlMessage,
+            responseHead: responseHead, responseBody: responseBody, underlying: underlying,
+            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload,
+            acceptableContentTypes: types))
+    }
+}
+
+extension CurlewError {
+    /// A ``Kind/fileSystem`` error for a failed system call: the message ends with the reason
+    /// in words, and ``underlying`` is the `POSIXError` for `code` (so `ENOENT` can be told from
+    /// `EEXIST` without reading the text).
+    static func fileSystem(_ message: String, code: Int32, url: URL? = nil) -> CurlewError {
+        CurlewError(
+            .fileSystem, message + ": " + String(cString: strerror(code)), url: url,
+            underlying: POSIXErrorCode(rawValue: code).map { POSIXError($0) })
     }
 }
 

@@ -15,8 +15,9 @@ enum DescriptorWriter {
         while offset < bytes.count {
             let written = write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
-                if errno == EINTR { continue }
-                throw CurlewError(.fileSystem, "writing \(what) failed: \(String(cString: strerror(errno)))")
+                let failure = errno
+                if failure == EINTR { continue }
+                throw .fileSystem("writing \(what) failed", code: failure)
             }
             offset += written
         }
