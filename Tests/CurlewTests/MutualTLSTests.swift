@@ -39,6 +39,26 @@ struct MutualTLSTests {
         await session.shutdown()
     }
 
+    @Test func theSessionsClientCertificateIsPresentedToHostsWithoutAPolicyOfTheirOwn() async throws {
+        let bed = try TrustTestBedScope.bed()
+        let c = bed.certificates
+        let authorities = TrustPolicy.certificateAuthorities([.file(c.caCertificate)])
+        var configuration = SessionConfiguration()
+        configuration.trust = TrustConfiguration(default: authorities)
+        configuration.clientCertificate = .pem(certificateFile: c.clientCertificate, keyFile: c.clientKey)
+        #expect(configuration.trust.defaultPolicy.clientCertificate != nil)
+        let session = Session(configuration: configuration)
+        #expect(try await TrustTesting.text(session, bed.url(.mutualTLS)) == "ok CN=Curlew client\n")
+        await session.shutdown()
+        // A host with a policy of its own presents that policy's certificate: here none.
+        let host = try #require(bed.url(.mutualTLS).host)
+        configuration.trust.hosts = [.exact(host): authorities]
+        let own = Session(configuration: configuration)
+        let error = try #require(await TrustTesting.failure(own, bed.url(.mutualTLS)))
+        #expect(error.status?.code == 400, "\(error)")
+        await own.shutdown()
+    }
+
     @Test func noOrAStrangersCertificateIsRefusedByTheServer() async throws {
         let bed = try TrustTestBedScope.bed()
         let c = bed.certificates

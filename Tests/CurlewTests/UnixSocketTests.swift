@@ -32,6 +32,28 @@ struct UnixSocketTests {
         }
     }
 
+    @Test func aURLBuiltForTheSocketReachesIt() async throws {
+        try await withUnixSocketServer { server, path in
+            let url = try URL.unixSocket(path, path: "/get", query: "q=a b")
+            #expect(url.absoluteString.hasPrefix("http+unix://%2F"))
+            #expect(!url.absoluteString.dropFirst("http+unix://".count).prefix(while: { $0 != "/" }).contains("/"))
+            let echo = try Fixtures.echo(try await Fixtures.session.request(url).validate().data())
+            #expect(echo.path == "/get")
+            #expect(echo.args["q"] == .one("a b"))
+            #expect(server.requestCount(path: "/get") == 1)
+        }
+    }
+
+    @Test(arguments: [("relative.sock", "/"), ("/tmp/a\0b", "/"), ("/" + String(repeating: "s", count: 200), "/"), ("/tmp/s", "get")])
+    func aSocketURLThatCannotWorkIsAClearError(socket: String, path: String) {
+        do {
+            let url = try URL.unixSocket(socket, path: path)
+            Issue.record("accepted: \(url)")
+        } catch {
+            #expect(error.kind == .invalidURL)
+        }
+    }
+
     @Test func optionSendsAnHTTPURLToTheSocketWithItsHost() async throws {
         try await withUnixSocketServer { server, path in
             // A host no resolver knows and a dead proxy: only the socket can answer.

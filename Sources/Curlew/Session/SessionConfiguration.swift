@@ -29,9 +29,23 @@ public struct SessionConfiguration: Sendable {
     /// How servers are trusted, per host: certificate authorities, pins, fingerprints,
     /// custom evaluation, the minimum TLS version and client certificates.
     public var trust: TrustConfiguration = .default
+    /// The client certificate presented to every server that asks for one, unless its host has
+    /// a policy of its own in ``TrustConfiguration/hosts``: the certificate of
+    /// ``trust``'s default policy, as ``TrustPolicy/clientCertificate(_:)`` sets it.
+    ///
+    /// ```swift
+    /// configuration.clientCertificate = .pem(certificateFile: "/etc/svc/client.pem", keyFile: "/etc/svc/client.key")
+    /// ```
+    ///
+    /// A host with its own policy presents that policy's certificate (or none). A connection
+    /// made with a certificate is only reused by requests that present the same one.
+    public var clientCertificate: ClientCertificate? {
+        get { trust.defaultPolicy.clientCertificate }
+        set { trust.defaultPolicy = trust.defaultPolicy.clientCertificate(newValue) }
+    }
     /// Whether requests go through a proxy. The default, ``ProxyConfiguration/environment``,
     /// uses the proxy the environment names, as curl does, but never for loopback hosts; set
-    /// ``ProxyConfiguration/none`` to ignore the environment.
+    /// ``ProxyConfiguration/direct`` to ignore the environment.
     public var proxy: ProxyConfiguration = .environment
     /// Headers added to every request that does not set them itself. A field here wins over
     /// ``userAgent`` and ``acceptLanguage``.
