@@ -25,6 +25,10 @@ configuration.proxy = .explicit(.http, host: "proxy.internal", port: 3128,
                                 username: "svc", password: secret,
                                 bypassing: ["metadata.internal", "10.0.0.0/8"])
 
+// An HTTPS proxy: TLS to the proxy, trusted by its own policy (the session's `trust` is for origins).
+configuration.proxy = .explicit(.https, host: "proxy.internal", port: 3129,
+                                trust: .certificateAuthorities([.file("/etc/corp/proxy-ca.pem")]))
+
 var options = RequestOptions()
 options.proxy = ProxyConfiguration.none                // per request, over the session's
 // snippet.end

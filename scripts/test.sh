@@ -15,6 +15,8 @@ fi
 # No parallel test bounds elapsed time: it would fail on a busy machine (see the script).
 python3 scripts/check-test-clocks.py Tests
 swift build --build-tests
+# The public API as committed in docs/api (scripts/api-dump.sh): a change to it shows in review.
+scripts/api-dump.sh --check
 # Tests whose names contain "Memory" measure the resident memory of the test process, which
 # every test shares, those with "Threads" count the process's threads, which every session adds
 # to, those with "Descriptors" count the process's open descriptors, and those with "Timing"

@@ -56,8 +56,10 @@ import Testing
 
     @Test func storabilityFollowsStatusAndExplicitFreshness() {
         let request = OutgoingRequest(url: URL(string: "http://a.test/x")!)
-        func storable(_ status: Int, _ pairs: [(String, String)]) -> Bool {
-            CacheRules.isStorable(HTTPResponse(status: .init(code: status), headerFields: fields(pairs)), request: request, requestControl: CacheControl())
+        func storable(_ status: Int, _ pairs: [(String, String)], credentialed: Bool = false) -> Bool {
+            CacheRules.isStorable(
+                HTTPResponse(status: .init(code: status), headerFields: fields(pairs)), request: request, requestControl: CacheControl(),
+                credentialed: credentialed)
         }
         #expect(storable(200, []) && storable(404, []) && storable(301, []))
         #expect(!storable(500, []) && storable(500, [("Cache-Control", "max-age=5")]))
@@ -65,7 +67,38 @@ import Testing
         #expect(!storable(200, [("Vary", "*")]))
         var post = request
         post.method = .post
-        #expect(!CacheRules.isStorable(HTTPResponse(status: .ok), request: post, requestControl: CacheControl()))
+        #expect(!CacheRules.isStorable(HTTPResponse(status: .ok), request: post, requestControl: CacheControl(), credentialed: false))
+        // RFC 9111 §3.5: a response to a request with credentials, only when it says so.
+        #expect(!storable(200, [("Cache-Control", "max-age=60")], credentialed: true))
+        #expect(!storable(200, [("Cache-Control", "private, max-age=60")], credentialed: true))
+        #expect(storable(200, [("Cache-Control", "public, max-age=60")], credentialed: true))
+        #expect(storable(200, [("Cache-Control", "max-age=60, must-revalidate")], credentialed: true))
+        #expect(storable(200, [("Cache-Control", "s-maxage=60")], credentialed: true))
+    }
+
+    /// The key names the resource: no fragment, no user name or password; a socket of its own
+    /// when the request goes to one.
+    @Test func theKeyLeavesOutTheFragmentAndTheUserInformation() {
+        #expect(CacheRules.key(URL(string: "http://a.test/x?q=1#frag")!) == "http://a.test/x?q=1")
+        #expect(CacheRules.key(URL(string: "http://ann:secret@a.test:8080/x#f")!) == "http://a.test:8080/x")
+        #expect(CacheRules.key(URL(string: "http://ann@a.test/x")!) == "http://a.test/x")
+        #expect(CacheRules.key(URL(string: "http://a.test/x?mail=a@b.test")!) == "http://a.test/x?mail=a@b.test")
+        var request = OutgoingRequest(url: URL(string: "http://localhost/x")!)
+        request.options.unixSocketPath = "/run/a#b.sock"
+        #expect(CacheRules.key(request) == "http://localhost/x via %2Frun%2Fa%23b%2Esock")
+        #expect(!CacheRules.key(request).contains("#"))
+    }
+
+    /// A stored head keeps digests of the values `Vary` names, never the values themselves.
+    @Test func varyKeepsDigestsNotValues() {
+        var request = OutgoingRequest(url: URL(string: "http://a.test/x")!)
+        request.headerFields[HTTPField.Name("X-Api-Key")!] = "key-0123456789"
+        request.headerFields[.acceptLanguage] = "de"
+        let values = CacheRules.varyValues(response: fields([("Vary", "X-Api-Key, Accept-Language")]), request: request)
+        #expect(values?.count == 2)
+        #expect(values?.values.contains { $0.contains("key-0123456789") || $0 == "de" } == false)
+        #expect(values?["x-api-key"] == CacheRules.varyDigest(name: "x-api-key", value: "key-0123456789"))
+        #expect(CacheRules.varyDigest(name: "x-api-key", value: "other") != values?["x-api-key"])
     }
 
     @Test func a304ReplacesFieldsButKeepsTheLength() {
@@ -76,6 +109,9 @@ import Testing
         let merged = CacheRules.merged(head, with: notModified, requestTime: start + 1, responseTime: start + 2)
         #expect(merged.headerFields[HTTPField.Name("X-A")!] == "new" && merged.headerFields[.contentLength] == "5")
         #expect(merged.headerFields[HTTPField.Name("X-B")!] == "b" && merged.responseTime == start + 2)
+        let cookie = HTTPResponse(status: .notModified, headerFields: fields([("Set-Cookie", "sid=ann"), ("X-A", "newer")]))
+        let remerged = CacheRules.merged(merged, with: cookie, requestTime: start + 3, responseTime: start + 4)
+        #expect(remerged.headerFields[.setCookie] == nil && remerged.headerFields[HTTPField.Name("X-A")!] == "newer")
     }
 
     @Test func minFreshAndMaxAgeOfTheRequestNarrowFreshness() {

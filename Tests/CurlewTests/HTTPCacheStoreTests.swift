@@ -4,6 +4,10 @@ import Testing
 
 @testable import Curlew
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The stores: least-recently-used eviction under the byte limits, the disk store across a
 /// restart, damaged and torn entries, and downloads served from disk entries.
 @Suite struct HTTPCacheStoreTests {
@@ -136,6 +140,136 @@ import Testing
             bytes[bytes.count - 1] ^= 0xFF
             try bytes.write(to: file)
             #expect(try await streamed().contains("#3") && fixture.count == 3)
+        }
+    }
+
+    /// An `.entry` name that is a symlink is never read, even to a well-formed entry elsewhere:
+    /// it is removed (not its target) when the index is built.
+    @Test func aSymlinkedEntryIsNeverRead() async throws {
+        try await Self.withDirectory { directory in
+            let inside = directory.appendingPathComponent("store")
+            let outside = directory.appendingPathComponent("elsewhere")
+            let store = try DiskCacheStore(directory: inside, limit: 1 << 20)
+            store.store(Self.head("kept"), body: .memory(Data(count: 100)))
+            let foreign = try DiskCacheStore(directory: outside, limit: 1 << 20)
+            foreign.store(Self.head("planted"), body: .memory(Data(repeating: 1, count: 100)))
+            let target = try #require(Self.entryFiles(outside).first)
+            let link = inside.appendingPathComponent("planted.entry")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+            let reopened = try DiskCacheStore(directory: inside, limit: 1 << 20)
+            #expect(reopened.entryCount == 1 && reopened.entry(forKey: "planted") == nil && reopened.entry(forKey: "kept") != nil)
+            #expect(!FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: target.path))
+
+            // An indexed entry whose file is swapped for a symlink (to an identical copy) is not
+            // read through it: the body counts as damaged.
+            let kept = try #require(reopened.entry(forKey: "kept"))
+            guard case .file(let path, _) = kept.body else { throw CurlewError(.fileSystem, "not a file entry") }
+            let copy = outside.appendingPathComponent("copy")
+            try FileManager.default.copyItem(atPath: path, toPath: copy.path)
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: copy.path)
+            #expect(throws: CurlewError.self) { try CachedBodyReader.data(of: kept) }
+            #expect(CachedBodyStream(entry: kept) == nil)
+        }
+    }
+
+    /// The store makes its directory private, and refuses one that others may write in: they
+    /// could plant entries (the checksums are no signature).
+    @Test func aDirectoryOthersMayWriteInIsRefused() async throws {
+        try await Self.withDirectory { directory in
+            let made = directory.appendingPathComponent("made")
+            _ = try DiskCacheStore(directory: made, limit: 1 << 20)
+            let mode = try FileManager.default.attributesOfItem(atPath: made.path)[.posixPermissions] as? Int
+            #expect(mode == 0o700)
+            let shared = directory.appendingPathComponent("shared")
+            try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+            #expect(chmod(shared.path, 0o777) == 0)
+            do throws(CurlewError) {
+                _ = try DiskCacheStore(directory: shared, limit: 1 << 20)
+                Issue.record("a world-writable cache directory was accepted")
+            } catch {
+                #expect(error.kind == .fileSystem && error.message.contains("writable by other users"))
+            }
+            #expect(chmod(shared.path, 0o755) == 0)
+            _ = try DiskCacheStore(directory: shared, limit: 1 << 20)
+        }
+    }
+
+    /// A body that cannot fit is refused before anything is written: no file is even created
+    /// (watched with inotify), so a hostile server's huge response does not fill the disk on its
+    /// way to being dropped. A body that fits creates its file (the watch works).
+    @Test func aBodyLargerThanTheLimitIsRefusedBeforeAnythingIsWritten() async throws {
+        try await Self.withDirectory { directory in
+            let store = try DiskCacheStore(directory: directory, limit: 4096)
+            let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            #expect(watch >= 0)
+            defer { close(watch) }
+            #expect(inotify_add_watch(watch, directory.path, UInt32(IN_CREATE)) >= 0)
+            func created() -> Bool {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                return buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) } > 0
+            }
+            #expect(!store.store(Self.head("huge"), body: .memory(Data(count: 8192))))
+            let file = directory.deletingLastPathComponent().appendingPathComponent("curlew-huge-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(FileManager.default.createFile(atPath: file.path, contents: Data(count: 8192)))
+            #expect(!store.store(Self.head("huge-download"), body: .file(path: file.path, offset: 0)))
+            #expect(!created() && store.entryCount == 0)
+            #expect(store.store(Self.head("small"), body: .memory(Data(count: 100))))
+            #expect(created())
+        }
+    }
+
+    /// Files of the first format are dropped when the store opens: they may hold responses to
+    /// requests with credentials under a shared key, and raw `Vary` values.
+    @Test func entriesOfTheFirstFormatAreDropped() async throws {
+        try await Self.withDirectory { directory in
+            let store = try DiskCacheStore(directory: directory, limit: 1 << 20)
+            store.store(Self.head("old"), body: .memory(Data(count: 100)))
+            let file = try #require(Self.entryFiles(directory).first)
+            var bytes = try Data(contentsOf: file)
+            bytes.replaceSubrange(0..<8, with: Array("CWCACHE1".utf8))
+            try bytes.write(to: file)
+            let reopened = try DiskCacheStore(directory: directory, limit: 1 << 20)
+            #expect(reopened.entryCount == 0 && Self.entryFiles(directory).isEmpty)
+        }
+    }
+
+    /// Concurrent writers of one key: each writes its own file and renames it into place, so
+    /// exactly one whole entry is left, whichever won, and no file is left behind.
+    @Test func concurrentWritersOfOneKeyLeaveOneWholeEntry() async throws {
+        try await Self.withDirectory { directory in
+            let store = try DiskCacheStore(directory: directory, limit: 1 << 20)
+            await withTaskGroup(of: Void.self) { group in
+                for writer in 0..<32 {
+                    group.addTask { store.store(Self.head("shared"), body: .memory(Data(repeating: UInt8(writer), count: 1000))) }
+                }
+            }
+            let entry = try #require(store.entry(forKey: "shared"))
+            let body = try CachedBodyReader.data(of: entry)
+            #expect(body.count == 1000 && Set(body).count == 1)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(store.entryCount == 1 && files.count == 1 && files[0].hasSuffix(".entry"))
+            let size = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(files[0]).path)[.size] as? Int
+            #expect(store.byteCount == size)
+        }
+    }
+
+    /// Entries are found by their whole key (file names are random, the index compares keys),
+    /// not by a hash that two URLs could share: many keys one character apart keep their own
+    /// bodies, also after a restart.
+    @Test func entriesAreFoundByTheirWholeKey() async throws {
+        try await Self.withDirectory { directory in
+            let store = try DiskCacheStore(directory: directory, limit: 1 << 22)
+            let keys = (0..<200).map { "http://a.test/x?id=\($0)" } + ["http://a.test/x?id=1 ", "http://a.test/X?id=1"]
+            for (number, key) in keys.enumerated() {
+                store.store(Self.head(key), body: .memory(Data("\(number)".utf8)))
+            }
+            let reopened = try DiskCacheStore(directory: directory, limit: 1 << 22)
+            for (number, key) in keys.enumerated() {
+                let entry = try #require(reopened.entry(forKey: key))
+                #expect(try CachedBodyReader.data(of: entry) == Data("\(number)".utf8))
+            }
         }
     }
 

@@ -11,39 +11,21 @@ import TestServer
     .enabled(if: NginxServer.isAvailable, "nginx is not installed"),
     .nginx(fixedResponses: ["/through-tunnel": "tunnelled"]))
 struct ProxyTests {
-    static let password = "pr0xy-s3cret"
+    static let password = ProxyTesting.password
 
     private func session(_ proxy: ProxyConfiguration, caCertificate: String? = nil) -> Session {
-        var configuration = SessionConfiguration()
-        configuration.proxy = proxy
-        if let caCertificate {
-            configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(caCertificate)]))
-        }
-        return Session(configuration: configuration)
+        ProxyTesting.session(proxy, caCertificate: caCertificate)
     }
 
     private func withProxy(
         _ program: LocalProxy.Program, username: String? = nil, password: String? = nil,
         _ body: (LocalProxy) async throws -> Void
     ) async throws {
-        let proxy = try await LocalProxy.start(program, username: username, password: password)
-        do {
-            try await body(proxy)
-        } catch {
-            Issue.record(error)
-        }
-        await proxy.stop()
+        try await ProxyTesting.withProxy(program, username: username, password: password, body)
     }
 
     private func expectProxyFailure(_ request: DataRequest, naming proxy: String) async {
-        do {
-            let data = try await request.data()
-            Issue.record("expected proxyFailure, got \(data.count) bytes")
-        } catch {
-            #expect(error.kind == .proxyFailure, "\(error)")
-            #expect(error.description.contains(proxy), "\(error.description)")
-            #expect(!error.description.contains(Self.password))
-        }
+        await ProxyTesting.expectProxyFailure(request, naming: proxy)
     }
 
     @Test func httpRequestsGoThroughAnHTTPProxy() async throws {

@@ -83,6 +83,8 @@ struct RetryPolicyTests {
         #expect(policy.isRetryable(request(), error: gotNothing))
         #expect(!policy.isRetryable(request(), error: CurlewError(.tlsFailure, "x", url: url, curlCode: 60)))
         #expect(!policy.isRetryable(request(), error: CurlewError(.invalidURL, "x", url: url)))
+        // A proxy's refusal of a tunnel comes with curl 56 too, but nothing was lost.
+        #expect(!policy.isRetryable(request(), error: CurlewError(.proxyFailure, "refused (403)", url: url, curlCode: 56)))
     }
 
     @Test func connectionLostOnlyIgnoresStatusesAndRefusals() {

@@ -376,6 +376,9 @@ enum ReadmeBlock25 {
                                         username: "svc", password: secret,
                                         bypassing: ["metadata.internal", "10.0.0.0/8"])
         configuration.proxy = .explicit(.socks5h, host: "127.0.0.1", port: 1080)  // also .socks4(a), .socks5, .https
+        // An HTTPS proxy (TLS to the proxy itself), trusted by its own policy:
+        configuration.proxy = .explicit(.https, host: "proxy.internal", port: 3129,
+                                        trust: .certificateAuthorities([.file("/etc/corp/proxy-ca.pem")]))
 
         var options = RequestOptions()
         options.proxy = ProxyConfiguration.none               // per request, over the session's (not `.none`: that is nil)

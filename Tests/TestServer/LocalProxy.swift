@@ -26,37 +26,28 @@ public final class LocalProxy: Sendable {
     /// Starts `program` on 127.0.0.1, requiring `username`/`password` when given, and waits
     /// until it accepts connections. Throws if the program is not installed
     /// (`scripts/install-deps.sh --tests` installs both) or does not start.
-    public static func start(_ program: Program, username: String? = nil, password: String? = nil) async throws
-        -> LocalProxy
-    {
+    ///
+    /// `connectPorts` (tinyproxy only) lists the ports a `CONNECT` may reach; tinyproxy refuses
+    /// a tunnel to any other with `403 Access violation`. Nil allows every port.
+    public static func start(
+        _ program: Program, username: String? = nil, password: String? = nil, allowingConnectTo connectPorts: [Int]? = nil
+    ) async throws -> LocalProxy {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: (any Error)?
-        // A port chosen free may be taken before the proxy binds it; try a few times.
-        for _ in 0..<5 {
-            do {
-                let port = try NginxServer.freeLoopbackPort()
-                let process = try launch(program, port: port, username: username, password: password, in: directory)
-                for _ in 0..<250 {
-                    if !process.isRunning { break }
-                    if NginxServer.canConnect(port: port) {
-                        return LocalProxy(port: port, process: process, directory: directory)
-                    }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                process.send(SIGKILL)
-                _ = await process.waitForExit()
-                lastError = TestServerError("\(program) did not listen on port \(port)")
-            } catch {
-                lastError = error
+        do {
+            let (port, process) = try await SpawnedProcess.startListening("\(program)") { port in
+                try launch(
+                    program, port: port, username: username, password: password, connectPorts: connectPorts, in: directory)
             }
+            return LocalProxy(port: port, process: process, directory: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        try? FileManager.default.removeItem(at: directory)
-        throw lastError ?? TestServerError("\(program) did not start")
     }
 
     private static func launch(
-        _ program: Program, port: Int, username: String?, password: String?, in directory: URL
+        _ program: Program, port: Int, username: String?, password: String?, connectPorts: [Int]?, in directory: URL
     ) throws -> SpawnedProcess {
         switch program {
         case .tinyproxy:
@@ -65,6 +56,7 @@ public final class LocalProxy: Sendable {
                 "Allow 127.0.0.1",
             ]
             if let username, let password { lines.append("BasicAuth \(username) \(password)") }
+            lines += (connectPorts ?? []).map { "ConnectPort \($0)" }
             let configuration = directory.appendingPathComponent("tinyproxy-\(port).conf")
             try (lines.joined(separator: "\n") + "\n").write(to: configuration, atomically: true, encoding: .utf8)
             return try SpawnedProcess(executable: "/usr/bin/tinyproxy", arguments: ["-d", "-c", configuration.path])

@@ -85,6 +85,12 @@ struct NginxConfiguration {
         var lines = [
             "        root \"\(root.path)\";",
             "        location = /no-content { return 204; }",
+            // What reached the origin, for proxy tests: the credential fields a proxy must not
+            // forward and Curlew must never send to an origin.
+            "        location = /request-headers { default_type text/plain; "
+                + "return 200 \"proxy-authorization=[$http_proxy_authorization] authorization=[$http_authorization]\\n\"; }",
+            // Whether this request's TLS session was resumed (`r`) or new (`.`).
+            "        location = /tls-session { default_type text/plain; return 200 \"$ssl_session_reused\\n\"; }",
         ]
         for fixed in fixedLocations {
             lines.append(

@@ -11,6 +11,8 @@ import Glibc
 /// - `/small`: `hello from nginx\n` (`text/plain`)
 /// - `/json`: `{"ok":true,"server":"nginx"}` (`application/json`)
 /// - `/no-content`: an empty 204
+/// - `/request-headers`: `proxy-authorization=[…] authorization=[…]`, the fields as received
+/// - `/tls-session`: `r` when the request's TLS session was resumed, `.` when it was new
 /// - any `fixedResponses` given to ``start(documentRoot:plainHTTP:fixedResponses:)``.
 public final class NginxServer: Sendable {
     /// The nginx executable used.

@@ -10,14 +10,16 @@ import Darwin
 /// A stored response without its body: what the cache needs to decide, kept in memory by both
 /// stores (the disk store writes it at the front of each entry's file).
 struct CacheEntryHead: Codable, Sendable, Equatable {
-    /// The cache key: the URL without its fragment.
+    /// The cache key: the URL without its fragment or user information, and for a request with
+    /// credentials or cookies its partition (see ``CacheKey``).
     var key: String
     var status: Int
     var reason: String
     /// The header fields as name/value pairs, in order.
     var fields: [[String]]
-    /// For a response with `Vary`: the request's values of each named field (lowercased name,
-    /// values joined by ", "; absent fields are missing from the dictionary).
+    /// For a response with `Vary`: a digest of the request's value of each named field
+    /// (lowercased name → ``CacheRules/varyDigest(name:value:)`` of the values joined by ", ";
+    /// absent fields are missing from the dictionary). Never the values: the head goes to disk.
     var vary: [String: String]?
     var requestTime: Date
     var responseTime: Date

@@ -23,7 +23,7 @@ enum CachedBodyReader {
             try withBytes(of: data, consume)
             return
         case .file(let path, let offset):
-            let descriptor = open(path, O_RDONLY)
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else { throw damaged(entry, "cannot open \(path)") }
             defer { close(descriptor) }
             guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { throw damaged(entry, "cannot seek") }

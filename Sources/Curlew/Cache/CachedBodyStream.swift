@@ -27,7 +27,7 @@ final class CachedBodyStream: Sendable {
             } catch {
                 return nil
             }
-            descriptor = open(path, O_RDONLY)
+            descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else { return nil }
         }
         self.entry = entry

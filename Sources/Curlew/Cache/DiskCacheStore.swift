@@ -16,6 +16,10 @@ import Darwin
 /// A torn, truncated or altered file is dropped: the head is checked when the index is built,
 /// the body's length and checksum each time it is read. Every write gets a new file name, so a
 /// reader that opened the previous version keeps reading a consistent file.
+///
+/// The checksums catch damage, not attacks: whoever can write in the directory decides what is
+/// served. So the directory is created private (0700), and one that another user owns or may
+/// write in is refused; a name that is not a regular file (a symlink) is never read.
 final class DiskCacheStore: HTTPCacheStore {
     struct Item: Sendable {
         var head: CacheEntryHead
@@ -23,7 +27,9 @@ final class DiskCacheStore: HTTPCacheStore {
         var bodyOffset: Int
     }
 
-    static let magic = Array("CWCACHE1".utf8)
+    /// Version 2: `Vary` values are digests, and keys hold no user information (version 1 files
+    /// are dropped, since they may hold responses to credentialed requests under a shared key).
+    static let magic = Array("CWCACHE2".utf8)
     static let prefixLength = 20
     let directory: URL
     let limit: Int
@@ -33,11 +39,35 @@ final class DiskCacheStore: HTTPCacheStore {
         self.directory = directory
         self.limit = max(0, limit)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw CurlewError(.fileSystem, "cannot create the cache directory \(directory.path): \(error.localizedDescription)")
         }
+        try Self.checkPrivate(directory)
         rebuildIndex()
+    }
+
+    /// Refuses a directory that another user owns or that others may write in: they could
+    /// plant entries (the checksums are no signature) and have them served.
+    static func checkPrivate(_ directory: URL) throws(CurlewError) {
+        var info = stat()
+        guard stat(directory.path, &info) == 0 else {
+            throw CurlewError(.fileSystem, "cannot read the cache directory \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw CurlewError(.fileSystem, "the cache directory \(directory.path) is not a directory")
+        }
+        if info.st_uid != geteuid() {
+            throw CurlewError(
+                .fileSystem,
+                "the cache directory \(directory.path) belongs to another user (uid \(info.st_uid)), who could plant responses in it")
+        }
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            throw CurlewError(
+                .fileSystem,
+                "the cache directory \(directory.path) is writable by other users (mode \(String(info.st_mode & 0o777, radix: 8))), who could plant responses in it; make it 0700")
+        }
     }
 
     // MARK: HTTPCacheStore
@@ -49,6 +79,12 @@ final class DiskCacheStore: HTTPCacheStore {
 
     @discardableResult
     func store(_ head: CacheEntryHead, body: CachedBody) -> Bool {
+        // A body that cannot fit is refused before a byte is copied: a hostile server's huge
+        // download must not fill the disk a second time on its way to being dropped.
+        guard Self.prefixLength + Self.declaredLength(of: body, head: head) <= limit else {
+            remove(forKey: head.key)
+            return false
+        }
         guard let item = write(head, body: body) else { return false }
         let size = item.bodyOffset + item.head.bodyLength
         guard size <= limit else {
@@ -87,6 +123,17 @@ final class DiskCacheStore: HTTPCacheStore {
     }
 
     // MARK: Files
+
+    /// The body's length as far as it is known before reading it.
+    private static func declaredLength(of body: CachedBody, head: CacheEntryHead) -> Int {
+        switch body {
+        case .memory(let data): return data.count
+        case .file(let path, let offset):
+            if head.bodyChecksum != 0 { return head.bodyLength }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+            return max(0, size - offset)
+        }
+    }
 
     /// Writes an entry file; fills in the body's length and checksum (a nonzero checksum in
     /// `head` is checked instead, when the body is copied from another entry).
@@ -169,8 +216,11 @@ final class DiskCacheStore: HTTPCacheStore {
                 continue
             }
             guard name.hasSuffix(".entry") else { continue }
+            // Attributes of the name itself (not a symlink's target): only regular files are read.
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            guard let size = attributes?[.size] as? Int, let item = Self.readItem(path: path, fileSize: size) else {
+            guard attributes?[.type] as? FileAttributeType == .typeRegular, let size = attributes?[.size] as? Int,
+                let item = Self.readItem(path: path, fileSize: size)
+            else {
                 unlink(path)
                 continue
             }

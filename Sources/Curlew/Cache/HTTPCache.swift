@@ -12,6 +12,14 @@ import Synchronization
 /// `If-None-Match`/`If-Modified-Since`. Requests choose a ``CachePolicy``; concurrent loads of
 /// one URL are coalesced into one network request.
 ///
+/// One session may act for many users. A request that carries credentials or cookies — in
+/// its header fields, through `authenticate(…)`, ``RequestOptions/credential``, the session's
+/// ``CredentialStore``, cookie storage or default headers, the URL's user information, or a
+/// client certificate — is answered only by responses stored for a request that carried the
+/// same ones, kept in memory only; with credentials, a response is stored only when it says
+/// `public`, `must-revalidate` or `s-maxage` (RFC 9111 §3.5). Responses that set cookies are
+/// not stored.
+///
 /// ```swift
 /// var configuration = SessionConfiguration()
 /// configuration.cache = try HTTPCache(memoryCapacity: 16 << 20, diskCapacity: 256 << 20,
@@ -60,6 +68,11 @@ public final class HTTPCache: Sendable {
     /// The cache's clock; tests inject one.
     let now: @Sendable () -> Date
     private let counts = Mutex(Statistics())
+    /// The key of every partition digest (``CacheKey``): random, and never written down.
+    let partitionSecret: [UInt8] = {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }()
     private let loads = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
     private let background = Mutex<[UUID: Task<Void, Never>]>([:])
 
@@ -72,7 +85,9 @@ public final class HTTPCache: Sendable {
     ///     store there is reopened). Nil for a memory-only cache.
     ///   - responseCacher: What to store (see ``ResponseCacher``).
     ///   - now: The clock that ages responses; the system clock by default.
-    /// - Throws: ``CurlewError/Kind/fileSystem`` when the directory cannot be created.
+    /// - Throws: ``CurlewError/Kind/fileSystem`` when the directory cannot be created, or when
+    ///   another user owns it or may write in it (they could plant responses; it is created
+    ///   with mode 0700).
     public init(
         memoryCapacity: Int = 16 << 20, diskCapacity: Int = 0, directory: URL? = nil,
         responseCacher: ResponseCacher = .cache, now: @escaping @Sendable () -> Date = { Date() }
@@ -103,9 +118,10 @@ public final class HTTPCache: Sendable {
         disk?.removeAll()
     }
 
-    /// Removes the stored response for `url`.
+    /// Removes the stored responses for `url`: the one any request may get, and those stored
+    /// for requests with credentials or cookies.
     public func removeResponse(for url: URL) {
-        remove(key: CacheRules.key(url))
+        invalidate(resource: CacheRules.key(url))
     }
 
     // MARK: Internal
@@ -121,13 +137,27 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    func lookup(_ key: String) -> CacheEntry? {
-        memory?.entry(forKey: key) ?? disk?.entry(forKey: key)
+    /// The key of `request`: its resource, partitioned by what it carries (see ``CacheKey``).
+    func key(for request: OutgoingRequest, session: SessionTransferSettings, trust: TrustConfiguration) -> CacheKey {
+        CacheKey(request, identity: CacheIdentity(request: request, session: session, trust: trust), secret: partitionSecret)
     }
 
+    /// The stored entry for `key`. A partition is never looked up on disk, where none is kept.
+    func lookup(_ key: CacheKey) -> CacheEntry? {
+        memory?.entry(forKey: key.stored) ?? (key.isPartitioned ? nil : disk?.entry(forKey: key.stored))
+    }
+
+    /// Removes the entry stored under exactly `key` (one partition, or the resource's own).
     func remove(key: String) {
         memory?.remove(forKey: key)
         disk?.remove(forKey: key)
+    }
+
+    /// Removes every entry of `resource`: its own and every partition's (RFC 9111 §4.4 names
+    /// the URL, whoever's response is stored for it).
+    func invalidate(resource: String) {
+        remove(key: resource)
+        memory?.removePartitions(of: resource)
     }
 
     /// Forgets an entry whose body could not be read back.
@@ -138,24 +168,33 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Stores a network response when the protocol and the cacher allow it.
-    func store(_ outcome: TransferOutcome, for request: OutgoingRequest, requestControl: CacheControl, requestTime: Date, responseTime: Date) {
+    /// Stores a network response under `key` when the protocol and the cacher allow it; a
+    /// partition only in memory.
+    func store(
+        _ outcome: TransferOutcome, for request: OutgoingRequest, key: CacheKey, requestControl: CacheControl, requestTime: Date,
+        responseTime: Date
+    ) {
         let cacher = request.options.responseCacher ?? responseCacher
-        guard outcome.redirects.isEmpty, CacheRules.isStorable(outcome.head, request: request, requestControl: requestControl),
+        let credentialed = key.isCredentialed
+        guard outcome.redirects.isEmpty,
+            CacheRules.isStorable(outcome.head, request: request, requestControl: requestControl, credentialed: credentialed),
             let response = cacher.head(for: request, response: outcome.head),
-            CacheRules.isStorable(response, request: request, requestControl: requestControl)
+            CacheRules.isStorable(response, request: request, requestControl: requestControl, credentialed: credentialed),
+            !CacheRules.setsCookies(response)
         else {
             // A new successful response that may not be stored makes the stored one obsolete.
-            if (200..<300).contains(outcome.head.status.code), outcome.redirects.isEmpty { remove(key: CacheRules.key(request.url)) }
+            if (200..<300).contains(outcome.head.status.code), outcome.redirects.isEmpty { remove(key: key.stored) }
             return
         }
+        let disk = key.isPartitioned ? nil : self.disk
         var head = CacheEntryHead(
-            key: CacheRules.key(request.url), status: response.status.code, reason: response.status.reasonPhrase,
+            key: key.stored, status: response.status.code, reason: response.status.reasonPhrase,
             fields: CacheEntryHead.pairs(response.headerFields),
             vary: CacheRules.varyValues(response: response.headerFields, request: request),
             requestTime: requestTime, responseTime: responseTime, bodyLength: 0, bodyChecksum: 0)
         if let pending = outcome.pendingDownload {
-            // A download's body stays on disk: it is copied into the disk store only.
+            // A download's body stays on disk: it is copied into the disk store only (so a
+            // partition's download is not stored at all).
             memory?.remove(forKey: head.key)
             if disk?.store(head, body: .file(path: pending.temporaryPath, offset: 0)) != true { disk?.remove(forKey: head.key) }
             return
@@ -165,12 +204,15 @@ public final class HTTPCache: Sendable {
         if disk?.store(head, body: .memory(outcome.body)) != true { disk?.remove(forKey: head.key) }
     }
 
-    /// Applies a `304` to the stored entry in each store; returns the entry to serve.
+    /// Applies a `304` to the stored entry in each store; returns the entry to serve, which
+    /// also carries the `304`'s `Set-Cookie` fields (the stored head never does).
     func update(_ entry: CacheEntry, with notModified: HTTPResponse, for request: OutgoingRequest, requestTime: Date, responseTime: Date) -> CacheEntry {
         var merged = CacheRules.merged(entry.head, with: notModified, requestTime: requestTime, responseTime: responseTime)
+        let cookies = notModified.headerFields.filter { $0.name == .setCookie }.map { [$0.name.rawName, $0.value] }
         let cacher = request.options.responseCacher ?? responseCacher
-        guard let response = cacher.head(for: request, response: merged.response) else {
+        guard let response = cacher.head(for: request, response: merged.response), !CacheRules.setsCookies(response) else {
             remove(key: entry.head.key)
+            merged.fields += cookies
             return CacheEntry(head: merged, body: entry.body)
         }
         merged.fields = CacheEntryHead.pairs(response.headerFields)
@@ -186,6 +228,7 @@ public final class HTTPCache: Sendable {
             head.bodyChecksum = stored.head.bodyChecksum
             if disk?.store(head, body: stored.body) != true { disk?.remove(forKey: head.key) }
         }
+        merged.fields += cookies
         return CacheEntry(head: merged, body: entry.body)
     }
 
@@ -210,6 +253,9 @@ public final class HTTPCache: Sendable {
         }
         return false
     }
+
+    /// How many requests wait for another's load now (for tests).
+    var coalescedWaiterCount: Int { loads.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// Ends a load begun by ``leadOrWait(_:)`` and wakes those waiting for it.
     func finishLoad(_ key: String) {

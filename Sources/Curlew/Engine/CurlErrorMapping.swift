@@ -11,7 +11,9 @@ enum CurlErrorMapping {
                 .connectionRefused, unixSocketFailure(socket.path, context: context), url: context.request.url,
                 curlCode: Int(code.rawValue), curlMessage: curlText)
         }
-        if let proxy = proxyInUse(context: context), let text = proxyFailureText(code, detail: detail, proxy: proxy) {
+        if let proxy = proxyInUse(context: context),
+            let text = proxyFailureText(code, detail: detail, proxy: proxy, context: context)
+        {
             return CurlewError(
                 .proxyFailure, text, url: context.request.url, curlCode: Int(code.rawValue), curlMessage: curlText)
         }
@@ -166,24 +168,91 @@ enum CurlErrorMapping {
     }
 
     /// What went wrong at the proxy, or nil when the failure is the target's.
-    private static func proxyFailureText(_ code: CURLcode, detail: String, proxy: String) -> String? {
+    private static func proxyFailureText(_ code: CURLcode, detail: String, proxy: String, context: TransferContext) -> String? {
+        // The proxy's answer to `CONNECT` (0 when none came): anything but 2xx refused the tunnel.
+        var tunnelStatus = 0
+        if let handle = context.handle { _ = curlew_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &tunnelStatus) }
+        if tunnelStatus != 0, !(200..<300).contains(tunnelStatus) {
+            return tunnelRefusal(tunnelStatus, proxy: proxy, url: context.request.url)
+        }
         switch code {
         case CURLE_COULDNT_RESOLVE_PROXY:
             return "the proxy \(proxy) could not be resolved"
         case CURLcode(rawValue: 97):
             // CURLE_PROXY: a SOCKS handshake failed (refused credentials, unreachable target).
             return "the proxy \(proxy) refused the request: \(detail)"
-        case CURLE_COULDNT_CONNECT, CURLE_RECV_ERROR, CURLE_WEIRD_SERVER_REPLY:
-            if detail.contains("CONNECT") {
-                // An HTTP proxy answered the tunnel request with something other than 2xx.
-                if detail.contains("407") {
-                    return "the proxy \(proxy) requires credentials it was not given or did not accept (407)"
-                }
-                return "the proxy \(proxy) could not open a tunnel: \(detail)"
+        case CURLE_COULDNT_CONNECT:
+            return "could not connect to the proxy \(proxy): \(detail)"
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            // Curlew pins origins after the handshake (TrustEvaluator), never with
+            // CURLOPT_PINNEDPUBLICKEY: libcurl's pin check is the proxy's.
+            return "the proxy \(proxy) is not trusted: its public key matches no pin of its trust policy"
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE, CURLE_SSL_INVALIDCERTSTATUS:
+            return failedTLSWithProxy(context, tunnelStatus: tunnelStatus) ? "TLS with the proxy \(proxy) failed: \(detail)" : nil
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY, CURLE_GOT_NOTHING:
+            if detail.contains("SSL"), failedTLSWithProxy(context, tunnelStatus: tunnelStatus) {
+                // A TLS 1.3 server refuses a client certificate (or its absence) after the
+                // client's side of the handshake, so libcurl sees it as a failed read.
+                return "TLS with the proxy \(proxy) failed: \(detail)"
             }
-            return code == CURLE_COULDNT_CONNECT ? "could not connect to the proxy \(proxy): \(detail)" : nil
+            // The proxy closed the connection (a TLS proxy may reset it for a client certificate
+            // it refuses) or answered `CONNECT` with something not HTTP: before the tunnel was
+            // open, the failure is the proxy's; after, the target's.
+            let beforeTunnel = detail.contains("CONNECT") || (tunnelStatus == 0 && tunnels(context) && isNewConnection(context))
+            return beforeTunnel ? "the proxy \(proxy) could not open a tunnel: \(detail)" : nil
         default:
             return nil
+        }
+    }
+
+    /// Whether a TLS failure was the HTTPS proxy's rather than the target's. TLS with the proxy
+    /// comes first, on a connection made for this transfer: it failed there if no tunnel was
+    /// answered yet, or if the target is plain HTTP (then the proxy's is the only TLS). On a
+    /// reused connection both TLS layers were up before, and the failure is left to the target.
+    private static func failedTLSWithProxy(_ context: TransferContext, tunnelStatus: Int) -> Bool {
+        guard speaksTLS(to: context.settings.proxy, url: context.request.url), isNewConnection(context) else { return false }
+        return tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https"
+    }
+
+    /// Whether the hop made a connection of its own rather than reusing one.
+    private static func isNewConnection(_ context: TransferContext) -> Bool {
+        guard let handle = context.handle else { return false }
+        var connects = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+        return connects > 0
+    }
+
+    /// Whether the hop goes through an HTTP or HTTPS proxy's `CONNECT` tunnel: an https URL
+    /// through a proxy that is not SOCKS.
+    private static func tunnels(_ context: TransferContext) -> Bool {
+        let url = context.request.url
+        guard url.scheme?.lowercased() == "https" else { return false }
+        switch context.settings.proxy.mode {
+        case .none: return false
+        case .environment:
+            guard let proxy = ProxyConfiguration.environmentProxy(for: url)?.lowercased() else { return false }
+            return !proxy.hasPrefix("socks")
+        case .explicit(let kind, _, _, _, _, _): return kind == .http || kind == .https
+        }
+    }
+
+    /// A proxy's refusal of a `CONNECT` tunnel, by its status.
+    private static func tunnelRefusal(_ status: Int, proxy: String, url: URL) -> String {
+        if status == 407 {
+            return "the proxy \(proxy) requires credentials it was not given or did not accept (407)"
+        }
+        let target = "\(url.host ?? "?"):\(url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443))"
+        return "the proxy \(proxy) refused the tunnel to \(target) (\(status))"
+    }
+
+    /// Whether `proxy` is reached over TLS for `url` (an HTTPS proxy).
+    private static func speaksTLS(to proxy: ProxyConfiguration, url: URL) -> Bool {
+        switch proxy.mode {
+        case .none: return false
+        case .environment:
+            return ProxyConfiguration.environmentProxy(for: url)?.lowercased().hasPrefix("https://") == true
+        case .explicit(let kind, _, _, _, _, _): return kind == .https
         }
     }
 }

@@ -42,6 +42,9 @@ final class EasyHandle {
     var options = EasyOptionRecord()
     /// Whether a request's own proxy is set, so the session's must be set again on reuse.
     var proxyOverridden = false
+    /// Whether the `CURLOPT_PROXY_*` TLS options hold an HTTPS proxy's trust policy rather than
+    /// libcurl's defaults, so they must be set back for a request without one.
+    var hasProxyTrust = false
     /// Whether the last hop went over a Unix-domain socket, so the option must be cleared.
     var onUnixSocket = false
     /// The index of the trust policy whose TLS options the handle has, when not libcurl's defaults.

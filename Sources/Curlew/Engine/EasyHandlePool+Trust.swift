@@ -54,28 +54,60 @@ extension EasyHandlePool {
     }
 
     private func apply(_ policy: ResolvedTrustPolicy, _ options: EasyOptions) throws(CurlewError) {
-        let handle = options.handle
-        try options.set(CURLOPT_SSL_VERIFYPEER, policy.verifyPeer ? 1 : 0)
-        try options.set(CURLOPT_SSL_VERIFYHOST, policy.verifyHost ? 2 : 0)
-        try setBlob(CURLOPT_CAINFO_BLOB, policy.certificateAuthorities, options)
-        if policy.replacesSystemAuthorities || LibcurlDefaults.caPath == nil {
-            try options.check(curlew_easy_setopt_string(handle, CURLOPT_CAPATH, nil), CURLOPT_CAPATH)
-        } else if let path = LibcurlDefaults.caPath {
-            try options.set(CURLOPT_CAPATH, path)
-        }
-        switch policy.policy.minimumTLSVersion {
-        case .v1_2: try options.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
-        case .v1_3: try options.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_3)
-        }
+        try applyTLS(policy, .origin, options)
         // A resumed TLS session has no verified chain to check pins against: full handshakes
         // for policies that check after the handshake.
         try options.set(CURLOPT_SSL_SESSIONID_CACHE, policy.postHandshakeCheck == nil ? 1 : 0)
         let callback: curlew_prereq_callback? = policy.postHandshakeCheck == nil ? nil : CurlCallbacks.prerequest
-        try options.check(curlew_easy_setopt_prereq_callback(handle, callback), "CURLOPT_PREREQFUNCTION")
-        try applyClientCertificate(policy.policy.clientCertificate, options)
+        try options.check(curlew_easy_setopt_prereq_callback(options.handle, callback), "CURLOPT_PREREQFUNCTION")
     }
 
-    private func applyClientCertificate(_ certificate: ClientCertificate?, _ options: EasyOptions) throws(CurlewError) {
+    /// Sets an HTTPS proxy's own trust policy on `handle` (`CURLOPT_PROXY_*`), or libcurl's
+    /// defaults again where an earlier request left another; nothing when neither.
+    func applyProxyTrust(
+        _ trust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?, of proxy: ProxyConfiguration,
+        on handle: EasyHandle, _ options: EasyOptions
+    ) throws(CurlewError) {
+        switch trust {
+        case nil:
+            guard handle.hasProxyTrust else { return }
+            try applyTLS(nil, .proxy, options)
+            try setString(CURLOPT_PROXY_PINNEDPUBLICKEY, nil, options)
+            handle.hasProxyTrust = false
+        case .failure(let problem)?:
+            throw CurlewError(
+                .invalidRequest, "the proxy's trust policy cannot be used: \(problem.message)", url: options.request.url)
+        case .success(let policy)?:
+            // Marked first: if setting it fails half way, the next request sets it all again.
+            handle.hasProxyTrust = true
+            try applyTLS(policy, .proxy, options)
+            try setString(CURLOPT_PROXY_PINNEDPUBLICKEY, policy.libcurlPinnedPublicKeys, options)
+            if let reason = policy.insecureReason, let name = proxy.displayURL, loggedInsecureProxies.insert(name).inserted {
+                configuration.logger?.warning("Curlew: TLS certificate and host name checks are OFF for the proxy \(name): \(reason)")
+            }
+        }
+    }
+
+    /// The TLS options one policy sets for one connection, the origin's or the proxy's; nil
+    /// sets libcurl's defaults.
+    private func applyTLS(_ policy: ResolvedTrustPolicy?, _ names: TLSOptionNames, _ options: EasyOptions) throws(CurlewError) {
+        try options.set(names.verifyPeer, policy?.verifyPeer ?? true ? 1 : 0)
+        try options.set(names.verifyHost, policy?.verifyHost ?? true ? 2 : 0)
+        try setBlob(names.caInfoBlob, policy?.certificateAuthorities, options)
+        if policy?.replacesSystemAuthorities == true || LibcurlDefaults.caPath == nil {
+            try setString(names.caPath, nil, options)
+        } else if let path = LibcurlDefaults.caPath {
+            try options.set(names.caPath, path)
+        }
+        switch policy?.policy.minimumTLSVersion {
+        case .v1_2?: try options.set(names.sslVersion, CURL_SSLVERSION_TLSv1_2)
+        case .v1_3?: try options.set(names.sslVersion, CURL_SSLVERSION_TLSv1_3)
+        case nil: try options.set(names.sslVersion, CURL_SSLVERSION_DEFAULT)
+        }
+        try applyClientCertificate(policy?.policy.clientCertificate, names, options)
+    }
+
+    private func applyClientCertificate(_ certificate: ClientCertificate?, _ names: TLSOptionNames, _ options: EasyOptions) throws(CurlewError) {
         func setSource(_ source: ClientCertificate.Source?, path: CURLoption, blob: CURLoption) throws(CurlewError) {
             switch source {
             case .file(let file)?:
@@ -89,11 +121,11 @@ extension EasyHandlePool {
                 try setBlob(blob, nil, options)
             }
         }
-        try setSource(certificate?.certificate, path: CURLOPT_SSLCERT, blob: CURLOPT_SSLCERT_BLOB)
-        try setSource(certificate?.key, path: CURLOPT_SSLKEY, blob: CURLOPT_SSLKEY_BLOB)
-        try setString(CURLOPT_SSLCERTTYPE, certificate?.format.rawValue, options)
-        try setString(CURLOPT_SSLKEYTYPE, certificate.map { $0.key == nil ? $0.format.rawValue : $0.keyFormat.rawValue }, options)
-        try setString(CURLOPT_KEYPASSWD, certificate?.passphrase, options)
+        try setSource(certificate?.certificate, path: names.certificate, blob: names.certificateBlob)
+        try setSource(certificate?.key, path: names.key, blob: names.keyBlob)
+        try setString(names.certificateType, certificate?.format.rawValue, options)
+        try setString(names.keyType, certificate.map { $0.key == nil ? $0.format.rawValue : $0.keyFormat.rawValue }, options)
+        try setString(names.keyPassword, certificate?.passphrase, options)
     }
 
     private func setString(_ option: CURLoption, _ value: String?, _ options: EasyOptions) throws(CurlewError) {
@@ -116,4 +148,24 @@ extension EasyHandlePool {
         }
         try options.check(code, option)
     }
+}
+
+/// The libcurl options of one TLS connection of a transfer: the origin's, or an HTTPS proxy's
+/// (`CURLOPT_PROXY_*`), so one function sets either from a policy.
+struct TLSOptionNames {
+    let verifyPeer, verifyHost, caInfoBlob, caPath, sslVersion: CURLoption
+    let certificate, certificateBlob, key, keyBlob, certificateType, keyType, keyPassword: CURLoption
+
+    static let origin = TLSOptionNames(
+        verifyPeer: CURLOPT_SSL_VERIFYPEER, verifyHost: CURLOPT_SSL_VERIFYHOST, caInfoBlob: CURLOPT_CAINFO_BLOB,
+        caPath: CURLOPT_CAPATH, sslVersion: CURLOPT_SSLVERSION, certificate: CURLOPT_SSLCERT,
+        certificateBlob: CURLOPT_SSLCERT_BLOB, key: CURLOPT_SSLKEY, keyBlob: CURLOPT_SSLKEY_BLOB,
+        certificateType: CURLOPT_SSLCERTTYPE, keyType: CURLOPT_SSLKEYTYPE, keyPassword: CURLOPT_KEYPASSWD)
+
+    static let proxy = TLSOptionNames(
+        verifyPeer: CURLOPT_PROXY_SSL_VERIFYPEER, verifyHost: CURLOPT_PROXY_SSL_VERIFYHOST,
+        caInfoBlob: CURLOPT_PROXY_CAINFO_BLOB, caPath: CURLOPT_PROXY_CAPATH, sslVersion: CURLOPT_PROXY_SSLVERSION,
+        certificate: CURLOPT_PROXY_SSLCERT, certificateBlob: CURLOPT_PROXY_SSLCERT_BLOB, key: CURLOPT_PROXY_SSLKEY,
+        keyBlob: CURLOPT_PROXY_SSLKEY_BLOB, certificateType: CURLOPT_PROXY_SSLCERTTYPE,
+        keyType: CURLOPT_PROXY_SSLKEYTYPE, keyPassword: CURLOPT_PROXY_KEYPASSWD)
 }

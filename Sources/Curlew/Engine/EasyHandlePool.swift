@@ -28,6 +28,11 @@ final class EasyHandlePool {
     let trust: Result<ResolvedTrust, TrustConfigurationProblem>
     /// Policies without evaluation whose use was already logged.
     var loggedInsecurePolicies: Set<Int> = []
+    /// HTTPS proxies whose policy without evaluation was already logged.
+    var loggedInsecureProxies: Set<String> = []
+    /// The trust policy of the session's proxy, checked once, when it is an HTTPS proxy with a
+    /// policy of its own; nil for libcurl's defaults.
+    private let sessionProxyTrust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock) {
         self.configuration = configuration
@@ -38,6 +43,7 @@ final class EasyHandlePool {
         } catch {
             trust = .failure(error)
         }
+        sessionProxyTrust = configuration.proxy.resolvedTrust()
         let fields = TransferContext.withSessionHeaders(
             [:], userAgent: configuration.userAgent, acceptLanguage: configuration.acceptLanguage,
             defaults: configuration.defaultHeaders,
@@ -113,21 +119,29 @@ final class EasyHandlePool {
         // Accept-Encoding field (see `TransferContext.withSessionHeaders`), not through
         // CURLOPT_ACCEPT_ENCODING, which libcurl formats twice per request.
         try options.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
-        try applyProxy(configuration.proxy, options)
+        // A proxy's answer to `CONNECT` is never a response: without this, libcurl hands the
+        // proxy's `200 Connection established` head to the header callback ahead of the
+        // origin's on every new tunnel, and it would be taken as the response. A refused tunnel
+        // is reported from its status (`CURLINFO_HTTP_CONNECTCODE`, see CurlErrorMapping).
+        try options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        try applyProxy(configuration.proxy, trust: sessionProxyTrust, on: easy, options)
         // TLS options are libcurl's defaults here (verify the peer and the host, the system's
         // certificate authorities); non-uniform trust configurations set them per hop in
         // `prepareTrust(on:request:)`.
     }
 
-    /// Sets a request's own proxy on `handle`, or the session's again where an earlier request
-    /// overrode it; nothing for the common case of neither.
-    func prepareProxy(_ override: ProxyConfiguration?, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
-        if let override {
+    /// Sets a request's own proxy (with its trust policy, see ``TransferSettings/proxyOverrideTrust``)
+    /// on `handle`, or the session's again where an earlier request overrode it; nothing for
+    /// the common case of neither.
+    func prepareProxy(_ settings: TransferSettings, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
+        if let override = settings.proxyOverride {
             // Marked first: if setting it fails half way, the session's are set again on reuse.
             handle.proxyOverridden = true
-            try applyProxy(override, EasyOptions(handle: handle.pointer, request: request))
+            try applyProxy(
+                override, trust: settings.proxyOverrideTrust, on: handle, EasyOptions(handle: handle.pointer, request: request))
         } else if handle.proxyOverridden {
-            try applyProxy(configuration.proxy, EasyOptions(handle: handle.pointer, request: request))
+            try applyProxy(
+                configuration.proxy, trust: sessionProxyTrust, on: handle, EasyOptions(handle: handle.pointer, request: request))
             handle.proxyOverridden = false
         }
     }
@@ -146,8 +160,13 @@ final class EasyHandlePool {
         }
     }
 
-    /// Every proxy option, so none of another configuration survives on a reused handle.
-    private func applyProxy(_ proxy: ProxyConfiguration, _ options: EasyOptions) throws(CurlewError) {
+    /// Every proxy option, so none of another configuration survives on a reused handle;
+    /// `trust` is the proxy's own policy, resolved (see ``ProxyConfiguration/resolvedTrust()``).
+    private func applyProxy(
+        _ proxy: ProxyConfiguration, trust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?,
+        on easy: EasyHandle, _ options: EasyOptions
+    ) throws(CurlewError) {
+        try applyProxyTrust(trust, of: proxy, on: easy, options)
         let handle = options.handle
         switch proxy.mode {
         case .none:

@@ -281,9 +281,15 @@ class TransferContext: @unchecked Sendable {
                 return false
             }
         }
-        if statusCode == 401, hopCarriesCredentials {
-            heldChallenge = head
-            return true
+        if statusCode == 401 {
+            // libcurl keeps a Digest challenge's nonce and realm on the handle even for a hop
+            // without credentials; pooled, the handle's next request with credentials (another
+            // user's, for another origin) answered that nonce at once. It is not pooled again.
+            retiresHandle = true
+            if hopCarriesCredentials {
+                heldChallenge = head
+                return true
+            }
         }
         return acceptFinalHead(head, transfer: transfer)
     }

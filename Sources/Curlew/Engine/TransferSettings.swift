@@ -19,6 +19,9 @@ final class TransferSettings: Sendable {
     let httpVersion: HTTPVersionPreference
     /// The request's own proxy, when it overrides the session's.
     let proxyOverride: ProxyConfiguration?
+    /// The trust policy of the request's own proxy, resolved here rather than on the curl
+    /// thread (it may read files); nil for libcurl's defaults (see ``ProxyConfiguration/resolvedTrust()``).
+    let proxyOverrideTrust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?
     /// The request's own credentials, for the origin of its URL.
     let credential: HTTPCredential?
     /// When a body is preceded by `Expect: 100-continue`.
@@ -41,6 +44,7 @@ final class TransferSettings: Sendable {
             httpVersion = session.httpVersion
             expectContinue = session.expectContinue
             proxyOverride = nil
+            proxyOverrideTrust = nil
             credential = nil
             cookieStorage = session.cookieStorage
             storesCookies = session.storesCookies
@@ -54,6 +58,7 @@ final class TransferSettings: Sendable {
         maximumBodySize = options.maximumBodySize ?? session.maximumBodySize
         httpVersion = options.httpVersion ?? session.httpVersion
         proxyOverride = options.proxy
+        proxyOverrideTrust = options.proxy?.resolvedTrust()
         credential = options.credential
         if let choice = options.cookieStorage {
             cookieStorage = choice.storage

@@ -116,9 +116,10 @@ public struct RetryPolicy: RequestInterceptor {
         guard retryableMethods.contains(request.method), error.kind != .authenticationFailed else { return false }
         if let status = error.status, retryableStatusCodes.contains(status.code) { return true }
         if retryableErrorKinds.contains(error.kind) { return true }
-        // Bad chunked encoding (a malformed reply with curl 56) is the server's fault, not a lost connection.
+        // Bad chunked encoding (a malformed reply with curl 56) is the server's fault, and a
+        // proxy's refusal of a tunnel (curl 56 too) its answer: neither is a lost connection.
         if retriesLostConnections, let code = error.curlCode, Self.lostConnectionCurlCodes.contains(code),
-            !(code == 56 && error.kind == .malformedResponse)
+            !(code == 56 && (error.kind == .malformedResponse || error.kind == .proxyFailure))
         {
             return true
         }

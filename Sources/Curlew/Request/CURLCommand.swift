@@ -24,20 +24,24 @@ enum CURLCommand {
                 arguments += ["-U", quote(username + (shown.map { ":" + $0 } ?? ""))]
             }
             if !bypassing.isEmpty { arguments += ["--noproxy", quote(bypassing.joined(separator: ","))] }
+            if proxy.isExplicitHTTPS { arguments += trustArguments(proxy.trust.policy, revealing: revealing, forProxy: true) }
             return arguments
         }
     }
 
     /// curl's flags for what a trust policy does that curl can do too; pins by certificate,
     /// fingerprints and custom evaluations have no curl flag and only drop `--insecure` in. A
-    /// key's passphrase shows as `***` unless `revealing`.
-    static func trustArguments(_ policy: TrustPolicy, revealing: Bool) -> [String] {
+    /// key's passphrase shows as `***` unless `revealing`. `forProxy` gives curl's flags for an
+    /// HTTPS proxy's own TLS (`--proxy-cacert`, …), which have no minimum-version flag beyond
+    /// TLS 1.0.
+    static func trustArguments(_ policy: TrustPolicy, revealing: Bool, forProxy: Bool = false) -> [String] {
         var parts: [String] = []
+        func flag(_ name: String) -> String { forProxy ? "--proxy-" + name : "--" + name }
         func caArguments(_ sources: [CertificateSource]) {
             for source in sources {
                 switch source.storage {
-                case .file(let path): parts += ["--cacert", quote(path)]
-                case .directory(let path): parts += ["--capath", quote(path)]
+                case .file(let path): parts += [flag("cacert"), quote(path)]
+                case .directory(let path): parts += [flag("capath"), quote(path)]
                 case .pem, .der: break
                 }
             }
@@ -46,22 +50,24 @@ enum CURLCommand {
         case .system(let additional): caArguments(additional)
         case .certificateAuthorities(let sources): caArguments(sources)
         case .publicKeys(let pins, let validateChain):
-            if !validateChain { parts.append("--insecure") }
-            parts += ["--pinnedpubkey", quote(pins.joined(separator: ";"))]
+            if !validateChain { parts.append(flag("insecure")) }
+            parts += [flag("pinnedpubkey"), quote(pins.joined(separator: ";"))]
         case .certificates(_, let validateChain), .fingerprints(_, let validateChain), .custom(let validateChain, _):
-            if !validateChain { parts.append("--insecure") }
-        case .disabled: parts.append("--insecure")
+            if !validateChain { parts.append(flag("insecure")) }
+        case .disabled: parts.append(flag("insecure"))
         }
-        if policy.minimumTLSVersion == .v1_3 { parts.append("--tlsv1.3") }
+        // The certificate authorities a pin's chain is validated against (`validatingChain(against:)`).
+        if let authorities = policy.chainAuthorities { caArguments(authorities) }
+        if policy.minimumTLSVersion == .v1_3, !forProxy { parts.append("--tlsv1.3") }
         if let certificate = policy.clientCertificate {
             if case .file(let path) = certificate.certificate {
-                parts += ["--cert", quote(path), "--cert-type", certificate.format.rawValue]
+                parts += [flag("cert"), quote(path), flag("cert-type"), certificate.format.rawValue]
             }
             if case .file(let path)? = certificate.key {
-                parts += ["--key", quote(path), "--key-type", certificate.keyFormat.rawValue]
+                parts += [flag("key"), quote(path), flag("key-type"), certificate.keyFormat.rawValue]
             }
             if let passphrase = certificate.passphrase {
-                parts += ["--pass", quote(revealing ? passphrase : Redaction.placeholder)]
+                parts += [flag("pass"), quote(revealing ? passphrase : Redaction.placeholder)]
             }
         }
         return parts

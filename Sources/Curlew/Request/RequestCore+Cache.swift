@@ -12,16 +12,16 @@ extension RequestCore {
         guard method == .get || method == .head else {
             let outcome = try await network(request)
             if !CacheRules.isSafe(method), outcome.head.status.code < 400 {
-                for key in CacheRules.invalidatedKeys(request: request, head: outcome.head) { cache.remove(key: key) }
+                for key in CacheRules.invalidatedKeys(request: request, head: outcome.head) { cache.invalidate(resource: key) }
             }
             return outcome
         }
         if mode.isResuming || CacheRules.bypasses(request) { return try await network(request) }
         let requestControl = CacheControl(request.headerFields)
         let policy = request.options.cachePolicy ?? .useProtocolPolicy
-        let key = CacheRules.key(request.url)
-        // Requests with credentials never wait for another caller's response.
-        var mayWait = method == .get && policy != .reloadIgnoringCache && request.headerFields[.authorization] == nil
+        let key = cacheKey(of: request, cache: cache)
+        // A waiter looks again in its own partition only, so it never gets another user's response.
+        var mayWait = method == .get && policy != .reloadIgnoringCache
         var attemptsLeft = 3
         while true {
             attemptsLeft -= 1
@@ -37,7 +37,7 @@ extension RequestCore {
             case .serveAndRevalidate(let entry):
                 if let outcome = try served(entry, request: request, mode: mode, status: .stale, cache: cache) {
                     cache.record(.stale)
-                    revalidateInBackground(entry, request: request, cache: cache)
+                    revalidateInBackground(entry, request: request, key: key, cache: cache)
                     return outcome
                 }
                 if attemptsLeft > 0 { continue }
@@ -48,19 +48,22 @@ extension RequestCore {
             case .load(let entry):
                 if mayWait {
                     mayWait = false
-                    guard await cache.leadOrWait(key) else { continue }
+                    guard await cache.leadOrWait(key.stored) else { continue }
                     do {
-                        let outcome = try await load(request, entry: entry, mode: mode, cache: cache, requestControl: requestControl, network: network)
-                        cache.finishLoad(key)
+                        let outcome = try await load(
+                            request, key: key, entry: entry, mode: mode, cache: cache, requestControl: requestControl, network: network)
+                        cache.finishLoad(key.stored)
                         return outcome
                     } catch {
-                        cache.finishLoad(key)
+                        cache.finishLoad(key.stored)
                         throw error
                     }
                 }
-                return try await load(request, entry: entry, mode: mode, cache: cache, requestControl: requestControl, network: network)
+                return try await load(
+                    request, key: key, entry: entry, mode: mode, cache: cache, requestControl: requestControl, network: network)
             }
-            return try await load(request, entry: nil, mode: mode, cache: cache, requestControl: requestControl, network: network)
+            return try await load(
+                request, key: key, entry: nil, mode: mode, cache: cache, requestControl: requestControl, network: network)
         }
     }
 
@@ -69,7 +72,7 @@ extension RequestCore {
     func cachedStream(for request: OutgoingRequest, cache: HTTPCache) -> CachedBodyStream? {
         guard request.method == .get, !CacheRules.bypasses(request) else { return nil }
         let policy = request.options.cachePolicy ?? .useProtocolPolicy
-        let key = CacheRules.key(request.url)
+        let key = cacheKey(of: request, cache: cache)
         let decision = CacheRules.decide(
             entry: cache.lookup(key), request: request, requestControl: CacheControl(request.headerFields), policy: policy,
             now: cache.now())
@@ -83,10 +86,18 @@ extension RequestCore {
         return stream
     }
 
+    /// The key `request` is stored and looked up under: partitioned by the credentials and
+    /// cookies the session and the request attach (see ``CacheIdentity``).
+    private func cacheKey(of request: OutgoingRequest, cache: HTTPCache) -> CacheKey {
+        cache.key(for: request, session: session.transferSettings, trust: session.configuration.trust)
+    }
+
     /// Goes to the network (conditionally when `entry` has validators), then stores the
-    /// response, or applies a `304` to the entry, or falls back to it under `stale-if-error`.
+    /// response under `key`, or applies a `304` to the entry, or falls back to it under
+    /// `stale-if-error`.
     private func load(
-        _ request: OutgoingRequest, entry: CacheEntry?, mode: Transfer.Mode, cache: HTTPCache, requestControl: CacheControl,
+        _ request: OutgoingRequest, key: CacheKey, entry: CacheEntry?, mode: Transfer.Mode, cache: HTTPCache,
+        requestControl: CacheControl,
         network: (OutgoingRequest) async throws(CurlewError) -> TransferOutcome
     ) async throws(CurlewError) -> TransferOutcome {
         let conditional = request.method == .get ? entry.flatMap { CacheRules.conditional(request, for: $0) } : nil
@@ -114,7 +125,8 @@ extension RequestCore {
                 return served
             }
             // The stored body was damaged: load it afresh.
-            return try await load(request, entry: nil, mode: mode, cache: cache, requestControl: requestControl, network: network)
+            return try await load(
+                request, key: key, entry: nil, mode: mode, cache: cache, requestControl: requestControl, network: network)
         }
         if let entry, CacheRules.isServerError(status),
             CacheRules.staleIfErrorAllows(entry, requestControl: requestControl, now: responseTime),
@@ -125,7 +137,8 @@ extension RequestCore {
             return stale
         }
         if request.method == .get {
-            cache.store(outcome, for: request, requestControl: requestControl, requestTime: requestTime, responseTime: responseTime)
+            cache.store(
+                outcome, for: request, key: key, requestControl: requestControl, requestTime: requestTime, responseTime: responseTime)
         }
         cache.record(.miss)
         var metrics = outcome.metrics
@@ -190,7 +203,7 @@ extension RequestCore {
 
     /// Revalidates a stale entry served under `stale-while-revalidate`, outside this request:
     /// no events, no interceptors, and the result only updates the cache.
-    private func revalidateInBackground(_ entry: CacheEntry, request: OutgoingRequest, cache: HTTPCache) {
+    private func revalidateInBackground(_ entry: CacheEntry, request: OutgoingRequest, key: CacheKey, cache: HTTPCache) {
         let session = session
         cache.runInBackground {
             let sent = CacheRules.conditional(request, for: entry) ?? request
@@ -205,7 +218,7 @@ extension RequestCore {
                 _ = cache.update(entry, with: outcome.head, for: request, requestTime: requestTime, responseTime: responseTime)
             } else {
                 cache.store(
-                    outcome, for: request, requestControl: CacheControl(request.headerFields), requestTime: requestTime,
+                    outcome, for: request, key: key, requestControl: CacheControl(request.headerFields), requestTime: requestTime,
                     responseTime: responseTime)
             }
         }

@@ -16,13 +16,24 @@ import Foundation
 ///                                 username: "me", password: secret, bypassing: ["internal.example"])
 /// ```
 ///
+/// An ``Kind/https`` proxy is reached over TLS of its own, before any tunnel: give it a
+/// ``TrustPolicy`` of its own with `trust:` (the session's ``TrustConfiguration`` governs the
+/// origins, inside the tunnel, and never the proxy):
+///
+/// ```swift
+/// configuration.proxy = .explicit(.https, host: "proxy.internal", port: 3129,
+///                                 trust: .certificateAuthorities([.file("/etc/corp/proxy-ca.pem")]))
+/// ```
+///
 /// Proxy credentials never appear in errors, logs or `cURLDescription()`.
 public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The protocol spoken to an explicit proxy.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// An HTTP proxy: absolute-form requests for http URLs, `CONNECT` tunnels for https.
         case http
-        /// An HTTP proxy reached over TLS (verified with the system's trust store).
+        /// An HTTP proxy reached over TLS, verified by the `trust` policy given to
+        /// ``ProxyConfiguration/explicit(_:host:port:username:password:bypassing:trust:)``
+        /// (the system's certificate authorities unless given).
         case https
         /// SOCKS4; the client resolves host names.
         case socks4
@@ -41,22 +52,50 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
     }
 
     let mode: Mode
+    /// How an explicit HTTPS proxy's own TLS is trusted; ``ProxyTrust/system`` otherwise.
+    let trust: ProxyTrust
+
+    private init(mode: Mode, trust: ProxyTrust = .system) {
+        self.mode = mode
+        self.trust = trust
+    }
 
     /// Never a proxy, whatever the environment says.
     public static let none = ProxyConfiguration(mode: .none)
 
-    /// The proxy the environment names, as curl reads it; never for loopback hosts.
+    /// The proxy the environment names, as curl reads it; never for loopback hosts. An HTTPS
+    /// proxy named there is verified with the system's certificate authorities.
     public static let environment = ProxyConfiguration(mode: .environment)
 
     /// An explicit proxy. `bypassing` lists hosts reached directly: names (matching their
     /// subdomains too), IP addresses, or CIDR ranges such as `10.0.0.0/8`; `*` bypasses all.
+    ///
+    /// `trust` is how an ``Kind/https`` proxy's own certificate is checked, apart from the
+    /// origins' (``SessionConfiguration/trust``): ``TrustPolicy/systemTrust`` (the default),
+    /// ``TrustPolicy/systemTrust(adding:)``, ``TrustPolicy/certificateAuthorities(_:)``,
+    /// ``TrustPolicy/publicKeys(_:validateChain:)`` (for a proxy the pin must match the key of
+    /// the certificate it presents, its leaf), optionally ``TrustPolicy/validatingChain(against:)``,
+    /// and ``TrustPolicy/insecureNoEvaluation(reason:)``, each with its minimum TLS version and
+    /// client certificate. libcurl checks them in the handshake with the proxy. Pinned
+    /// certificates, fingerprints and custom evaluations cannot be checked on a proxy, and a
+    /// policy other than ``TrustPolicy/systemTrust`` for a proxy that is not ``Kind/https``
+    /// would check nothing: requests with either fail with ``CurlewError/Kind/invalidRequest``.
+    /// A proxy whose certificate fails its policy fails the request with
+    /// ``CurlewError/Kind/proxyFailure``, naming the proxy.
     public static func explicit(
         _ kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil,
-        bypassing: [String] = []
+        bypassing: [String] = [], trust: TrustPolicy = .systemTrust
     ) -> ProxyConfiguration {
         ProxyConfiguration(
             mode: .explicit(
-                kind: kind, host: host, port: port, username: username, password: password, bypassing: bypassing))
+                kind: kind, host: host, port: port, username: username, password: password, bypassing: bypassing),
+            trust: ProxyTrust(trust))
+    }
+
+    /// Whether libcurl speaks TLS to this proxy before anything else: an explicit HTTPS proxy.
+    var isExplicitHTTPS: Bool {
+        if case .explicit(.https, _, _, _, _, _) = mode { return true }
+        return false
     }
 
     /// The hosts no environment proxy is used for, beside those of `no_proxy`.
@@ -67,6 +106,18 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
         guard case .explicit(let kind, let host, let port, _, _, _) = mode else { return nil }
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(kind.rawValue)://\(bracketed):\(port)"
+    }
+
+    /// The HTTPS proxy's own trust policy checked and ready for libcurl (its files read); nil
+    /// when libcurl's defaults apply: another kind of proxy, ``TrustPolicy/systemTrust``, or a
+    /// policy ``validate(url:)`` refuses.
+    func resolvedTrust() -> Result<ResolvedTrustPolicy, TrustConfigurationProblem>? {
+        guard isExplicitHTTPS, !trust.isSystemDefault, trust.problem == nil else { return nil }
+        do {
+            return .success(try trust.resolved())
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Checks what libcurl would otherwise reject with a vaguer message.
@@ -80,6 +131,15 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
         }
         for value in [username, password].compactMap({ $0 }) + bypassing where value.utf8.contains(where: { $0 < 0x20 }) {
             throw CurlewError(.invalidRequest, "a proxy setting contains a control character", url: url)
+        }
+        guard isExplicitHTTPS || trust.isSystemDefault else {
+            throw CurlewError(
+                .invalidRequest,
+                "the proxy \(displayURL ?? "") is not an https proxy, so its trust policy (\(trust.policy)) would check nothing",
+                url: url)
+        }
+        if let problem = trust.problem {
+            throw CurlewError(.invalidRequest, "the trust policy of the proxy \(displayURL ?? "") cannot be used: \(problem)", url: url)
         }
     }
 
@@ -127,7 +187,9 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
         switch mode {
         case .none: return "no proxy"
         case .environment: return "the environment's proxy"
-        case .explicit: return displayURL ?? "a proxy"
+        case .explicit:
+            let name = displayURL ?? "a proxy"
+            return isExplicitHTTPS && !trust.isSystemDefault ? "\(name) (trusted by \(trust.policy))" : name
         }
     }
 

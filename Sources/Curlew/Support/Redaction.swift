@@ -32,6 +32,12 @@ enum Redaction {
         return URL(string: redacted) ?? URL(string: "redacted:") ?? url
     }
 
+    /// Whether the query of `text` (a URL) has a value for a secret parameter
+    /// (``secretFieldNames``).
+    static func hasSecretQueryValue(_ text: String) -> Bool {
+        redactingQuery(of: text) != text
+    }
+
     /// `text` with the values of the query's secret parameters replaced; the query is what
     /// follows the first `?`, up to a `#`.
     private static func redactingQuery(of text: String) -> String {

@@ -144,6 +144,13 @@ final class ResolvedTrustPolicy: Sendable {
         insecureReason = insecure
     }
 
+    /// The pinned public keys in `CURLOPT_PINNEDPUBLICKEY`'s form (`sha256//BASE64;…`), for a
+    /// check libcurl makes itself (an HTTPS proxy's); nil when the policy pins no key.
+    var libcurlPinnedPublicKeys: String? {
+        guard case .publicKeys(let digests, _)? = postHandshakeCheck else { return nil }
+        return digests.map { "sha256//" + Data($0).base64EncodedString() }.sorted().joined(separator: ";")
+    }
+
     /// Whether libcurl's defaults, as a new handle has them, already apply this policy.
     var isLibcurlDefault: Bool {
         verifyPeer && certificateAuthorities == nil && postHandshakeCheck == nil && policy.clientCertificate == nil
