@@ -12,8 +12,8 @@ import HTTPTypes
 ///   origin; the URL's user information; and for https the client certificate of the host's
 ///   trust policy.
 /// - **Cookies**: the request's `Cookie` field (else the session's default one), and what the
-///   session's cookie storage sends to the URL. They partition, but do not restrict storing:
-///   RFC 9111 leaves responses to requests with cookies cacheable.
+///   request's cookie storage (its own, else the session's) sends to the URL. They partition,
+///   but do not restrict storing: RFC 9111 leaves responses to requests with cookies cacheable.
 ///
 /// - **Fields named like secrets** (`X-Api-Key`, `X-Auth-Token`, `X-Session-Id`: the names
 ///   ``Redaction`` prints as `***`) and **secret query values** (`access_token`, RFC 6750 §2.3)
@@ -54,9 +54,10 @@ struct CacheIdentity {
         }
         let cookies = fields[values: .cookie]
         add("C", cookies.isEmpty ? session.defaultHeaders[values: .cookie] : cookies, credential: false)
-        if session.storesCookies, let jar = session.cookieStorage?.cookieHeader(
-            for: request.url, siteForCookies: request.url, method: request.method)
-        {
+        // The storage the request's cookies come from: its own (``RequestOptions/cookieStorage``),
+        // else the session's.
+        let storage = request.options.cookieStorage.map(\.storage) ?? (session.storesCookies ? session.cookieStorage : nil)
+        if let jar = storage?.cookieHeader(for: request.url, siteForCookies: request.url, method: request.method) {
             add("J", [jar], credential: false)
         }
     }
