@@ -250,6 +250,7 @@ struct EndpointTests {
         full.cachePolicy = .reloadIgnoringCache
         full.responseCacher = .doNotCache
         full.waitsForConnectivity = .seconds(5)
+        full.cookieStorage = .disabled
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options.values).children.compactMap { child in
                 guard let label = child.label else { return nil }

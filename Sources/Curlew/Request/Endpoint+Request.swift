@@ -99,6 +99,7 @@ extension RequestOptions {
         merged.waitsForConnectivity = waitsForConnectivity ?? base.waitsForConnectivity
         merged.cachePolicy = cachePolicy ?? base.cachePolicy
         merged.responseCacher = responseCacher ?? base.responseCacher
+        merged.cookieStorage = cookieStorage ?? base.cookieStorage
         return merged
     }
 }
