@@ -12,7 +12,7 @@ struct CookieLineTests {
     @Test func jarAndOwnCookiesLeaveAsOneLine() async throws {
         let server = try await Fixtures.server()
         var configuration = SessionConfiguration()
-        configuration.cookieJar = CookieJar()
+        configuration.cookieStorage = CookieJar()
         let session = Session(configuration: configuration)
         _ = try await session.request(server.url("/cookies/set?a=1&b=2")).data()
         let echo = try Fixtures.echo(

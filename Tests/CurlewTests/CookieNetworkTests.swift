@@ -10,7 +10,7 @@ struct CookieNetworkTests {
 
     func session(with jar: CookieJar?) -> Session {
         var configuration = SessionConfiguration()
-        configuration.cookieJar = jar
+        configuration.cookieStorage = jar
         return Session(configuration: configuration)
     }
 

@@ -49,7 +49,7 @@ struct CookieStorageTests {
         #expect(received.count == 1)
         #expect(received.first?.0.path == "/cookies/set")
         #expect(Set(received.first?.1 ?? []) == ["a", "b"])
-        #expect(configuration.cookieJar == nil, "a storage that is not a jar is not a jar")
+        #expect(configuration.cookieStorage as? CookieJar == nil, "a storage that is not a jar is not a jar")
 
         let echo = try Fixtures.echo(try await session.request(server.url("/anything/jar")).data())
         #expect(echo.headerLines(named: "cookie").count == 1)
@@ -65,9 +65,9 @@ struct CookieStorageTests {
     @Test func aJarIsTheDefaultStorage() {
         var configuration = SessionConfiguration()
         let jar = CookieJar()
-        configuration.cookieJar = jar
+        configuration.cookieStorage = jar
         #expect(configuration.cookieStorage as? CookieJar === jar)
-        configuration.cookieJar = nil
+        configuration.cookieStorage = nil
         #expect(configuration.cookieStorage == nil)
     }
 

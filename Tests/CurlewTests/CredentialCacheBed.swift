@@ -27,12 +27,12 @@ final class CredentialCacheBed: Sendable {
     /// Each way a request can carry credentials or cookies.
     enum Way: String, Sendable, CaseIterable, CustomStringConvertible {
         case authenticate, requestOptionsCredential, credentialStore, urlUserInfo, oauth2Adapter, authorizationField,
-            sessionDefaultAuthorization, cookieField, cookieJar, apiKeyField, queryToken
+            sessionDefaultAuthorization, cookieField, cookieJar, requestCookieStorage, apiKeyField, queryToken
 
         var description: String { rawValue }
 
         /// Whether it is a credential (RFC 9111 §3.5 applies) rather than a cookie.
-        var isCredential: Bool { self != .cookieField && self != .cookieJar }
+        var isCredential: Bool { self != .cookieField && self != .cookieJar && self != .requestCookieStorage }
 
         /// The `Authorization`, `Cookie` and key (an `X-Api-Key` field or an `access_token` query
         /// value) the server sees from `user`'s request this way.
@@ -40,7 +40,7 @@ final class CredentialCacheBed: Sendable {
             switch self {
             case .authenticate, .requestOptionsCredential, .credentialStore, .urlUserInfo: (user.basic, nil, nil)
             case .oauth2Adapter, .authorizationField, .sessionDefaultAuthorization: ("Bearer \(user.token)", nil, nil)
-            case .cookieField, .cookieJar: (nil, "sid=\(user.rawValue)", nil)
+            case .cookieField, .cookieJar, .requestCookieStorage: (nil, "sid=\(user.rawValue)", nil)
             case .apiKeyField, .queryToken: (nil, nil, user.token)
             }
         }
@@ -79,6 +79,9 @@ final class CredentialCacheBed: Sendable {
     /// Each user's own session, for the ways that attach at the session (store, default
     /// header, cookie jar); the other ways use ``anonymous`` and attach per request.
     private let userSessions: [User: Session]
+    /// Each user's own cookie storage, for ``Way/requestCookieStorage`` (given per request to
+    /// the anonymous session, which has none).
+    private let userJars: [User: CookieJar]
     private let log: Log
     let name = "p-\(UUID().uuidString)"
 
@@ -97,11 +100,12 @@ final class CredentialCacheBed: Sendable {
         }
         anonymous = try session()
         var sessions: [User: Session] = [:]
+        var jars: [User: CookieJar] = [:]
         for user in User.allCases {
             switch way {
             case .credentialStore:
                 sessions[user] = try session { configuration in
-                    try configuration.credentials.set(
+                    try configuration.httpCredentials.set(
                         HTTPCredential(username: user.rawValue, password: user.password, method: .basic), for: server.baseURL)
                 }
             case .sessionDefaultAuthorization:
@@ -109,12 +113,17 @@ final class CredentialCacheBed: Sendable {
             case .cookieJar:
                 let jar = CookieJar()
                 jar.storeCookies(setCookieFields: ["sid=\(user.rawValue)"], for: server.baseURL)
-                sessions[user] = session { $0.cookieJar = jar }
+                sessions[user] = session { $0.cookieStorage = jar }
+            case .requestCookieStorage:
+                let jar = CookieJar()
+                jar.storeCookies(setCookieFields: ["sid=\(user.rawValue)"], for: server.baseURL)
+                jars[user] = jar
             default:
                 break
             }
         }
         userSessions = sessions
+        userJars = jars
     }
 
     /// Runs `body` with a bed for `way` whose cache is `cache` (a memory cache by default), then
@@ -206,7 +215,7 @@ final class CredentialCacheBed: Sendable {
             response = try await anonymous.request(url).authenticate(username: user.rawValue, password: user.password, method: .basic).response
         case .requestOptionsCredential:
             var options = RequestOptions()
-            options.credential = HTTPCredential(username: user.rawValue, password: user.password, method: .basic)
+            options.httpCredential = HTTPCredential(username: user.rawValue, password: user.password, method: .basic)
             response = try await anonymous.request(url, options: options).response
         case .credentialStore, .sessionDefaultAuthorization, .cookieJar:
             response = try await userSessions[user]!.request(url).response
@@ -223,6 +232,10 @@ final class CredentialCacheBed: Sendable {
             response = try await anonymous.request(url, headers: ["Authorization": "Bearer \(user.token)"]).response
         case .cookieField:
             response = try await anonymous.request(url, headers: ["Cookie": "sid=\(user.rawValue)"]).response
+        case .requestCookieStorage:
+            var options = RequestOptions()
+            options.cookieStorage = .storage(userJars[user]!)
+            response = try await anonymous.request(url, options: options).response
         }
         return (String(decoding: response.value, as: UTF8.self), response.cacheStatus)
     }

@@ -17,15 +17,15 @@ import TestServer
         let user = HTTPAuthenticationTests.user("scheme")
         let path = "/basic-auth/\(user)/pw"
         let secure = try #require(URL(string: "https://127.0.0.1:\(server.port)/"))
-        var store = CredentialStore()
+        var store = HTTPCredentialStore()
         try store.set(HTTPCredential(username: user, password: "pw", method: .basic), for: secure)
         var configuration = SessionConfiguration()
-        configuration.credentials = store
+        configuration.httpCredentials = store
         let session = Session(configuration: configuration)
         let refused = try await session.request(server.url(path)).response
         #expect(refused.head.status.code == 401)
         try store.set(HTTPCredential(username: user, password: "pw", method: .basic), for: server.url("/"))
-        configuration.credentials = store
+        configuration.httpCredentials = store
         let plainSession = Session(configuration: configuration)
         let accepted = try await plainSession.request(server.url(path)).response
         #expect(accepted.head.status.code == 200 && server.requestCount(path: path) == 2)

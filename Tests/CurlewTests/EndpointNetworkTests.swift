@@ -122,7 +122,7 @@ struct EndpointNetworkTests {
     @Test func endpointCookiesAndTheJarsLeaveAsOneLine() async throws {
         let server = try await Fixtures.server()
         var configuration = SessionConfiguration()
-        configuration.cookieJar = CookieJar()
+        configuration.cookieStorage = CookieJar()
         let session = Session(configuration: configuration)
         _ = try await session.request(server.url("/cookies/set?jar=1")).data()
         let endpoint = Endpoint(server.url("/anything/c").absoluteString).with(cookie: "SESSION_ID", value: "abc")

@@ -244,12 +244,13 @@ struct EndpointTests {
         full.maximumBodySize = 1
         full.httpVersion = .http1_1
         full.proxy = ProxyConfiguration.direct
-        full.credential = HTTPCredential(username: "u", password: "p")
+        full.httpCredential = HTTPCredential(username: "u", password: "p")
         full.unixSocketPath = "/tmp/s"
         full.expectContinue = .never
         full.cachePolicy = .reloadIgnoringCache
         full.responseCacher = .doNotCache
         full.waitsForConnectivity = .seconds(5)
+        full.cookieStorage = .disabled
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options.values).children.compactMap { child in
                 guard let label = child.label else { return nil }

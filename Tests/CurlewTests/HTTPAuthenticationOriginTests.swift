@@ -10,9 +10,9 @@ import TestServer
 /// and no libcurl authentication state survives on a pooled handle.
 @Suite("HTTP authentication: credentials stay with their origin")
 struct HTTPAuthenticationOriginTests {
-    private func session(_ credentials: CredentialStore = CredentialStore()) -> Session {
+    private func session(_ credentials: HTTPCredentialStore = HTTPCredentialStore()) -> Session {
         var configuration = SessionConfiguration()
-        configuration.credentials = credentials
+        configuration.httpCredentials = credentials
         return Session(configuration: configuration)
     }
 
@@ -23,7 +23,7 @@ struct HTTPAuthenticationOriginTests {
     @Test func theStoreIsUsedAtItsOriginOnly() async throws {
         let server = try await Fixtures.server()
         let user = HTTPAuthenticationTests.user("store")
-        var store = CredentialStore()
+        var store = HTTPCredentialStore()
         try store.set(HTTPCredential(username: user, password: "pw", method: .basic), for: server.url("/any/path"))
         let session = session(store)
         defer { Task { await session.shutdown() } }
@@ -39,7 +39,7 @@ struct HTTPAuthenticationOriginTests {
     @Test func theRequestsOwnCredentialsWinOverTheStore() async throws {
         let server = try await Fixtures.server()
         let user = HTTPAuthenticationTests.user("wins")
-        var store = CredentialStore()
+        var store = HTTPCredentialStore()
         try store.set(HTTPCredential(username: user, password: "stale-store-pw", method: .digest), for: server.baseURL)
         let session = session(store)
         defer { Task { await session.shutdown() } }
@@ -87,7 +87,7 @@ struct HTTPAuthenticationOriginTests {
         let server = try await Fixtures.server()
         let wire = try await WireServer.start()
         defer { Task { await wire.shutdown() } }
-        var store = CredentialStore()
+        var store = HTTPCredentialStore()
         try store.set(HTTPCredential(username: "wire-user", password: "wire-pw", method: .basic), for: wire.baseURL)
         let session = session(store)
         defer { Task { await session.shutdown() } }

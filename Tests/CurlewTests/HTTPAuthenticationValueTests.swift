@@ -66,7 +66,7 @@ struct HTTPAuthenticationValueTests {
     // MARK: The store's keys
 
     @Test func theStoreKeysByNormalisedOrigin() throws {
-        var store = CredentialStore()
+        var store = HTTPCredentialStore()
         let credential = HTTPCredential(username: "ann", password: Self.password)
         try store.set(credential, for: try #require(URL(string: "https://API.example.com/v1?x=1")))
         #expect(store.credential(for: try #require(URL(string: "https://api.example.com:443/other"))) == credential)
@@ -88,7 +88,7 @@ struct HTTPAuthenticationValueTests {
         var dumped = ""
         dump(credential, to: &dumped)
         var options = RequestOptions()
-        options.credential = credential
+        options.httpCredential = credential
         for text in [credential.description, credential.debugDescription, "\(credential)", String(reflecting: credential), dumped, "\(options)"] {
             #expect(!text.contains(Self.password), "\(text)")
         }
@@ -113,7 +113,7 @@ struct HTTPAuthenticationValueTests {
     @Test func cURLDescriptionShowsTheStoresCredentialForItsOriginOnly() async throws {
         let server = try await Fixtures.server()
         var configuration = SessionConfiguration()
-        try configuration.credentials.set(HTTPCredential(username: "bob", password: Self.password, method: .digest), for: server.baseURL)
+        try configuration.httpCredentials.set(HTTPCredential(username: "bob", password: Self.password, method: .digest), for: server.baseURL)
         let session = Session(configuration: configuration)
         defer { Task { await session.shutdown() } }
         let here = session.request(server.url("/get")).cURLDescription()

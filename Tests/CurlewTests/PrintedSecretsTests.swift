@@ -77,7 +77,7 @@ struct PrintedSecretsTests {
     @Test func revealingSecretsGivesACommandThatSendsWhatCurlewSends() async throws {
         let server = try await Fixtures.server()
         var configuration = SessionConfiguration()
-        try configuration.credentials.set(HTTPCredential(username: "ann", password: Self.secret, method: .basic), for: server.url("/"))
+        try configuration.httpCredentials.set(HTTPCredential(username: "ann", password: Self.secret, method: .basic), for: server.url("/"))
         let session = Session(configuration: configuration)
         let request = session.request(
             server.url("/anything?access_token=\(Self.secret)&page=2"), method: .post,
@@ -105,7 +105,7 @@ struct PrintedSecretsTests {
 
     @Test func anOutgoingRequestPrintsAndDumpsWithoutSecrets() throws {
         var options = RequestOptions()
-        options.credential = HTTPCredential(username: "ann", password: Self.secret)
+        options.httpCredential = HTTPCredential(username: "ann", password: Self.secret)
         options.proxy = .explicit(.http, host: "127.0.0.1", port: 3128, username: "p", password: Self.secret)
         let request = OutgoingRequest(
             url: try #require(URL(string: "https://ann:\(Self.secret)@api.example.com/token?id_token=\(Self.secret)")),

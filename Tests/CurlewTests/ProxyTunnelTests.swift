@@ -127,7 +127,7 @@ extension ProxyTunnelTests {
         let jar = CookieJar()
         var configuration = SessionConfiguration()
         configuration.proxy = .explicit(.http, host: "127.0.0.1", port: wire.port)
-        configuration.cookieJar = jar
+        configuration.cookieStorage = jar
         let session = Session(configuration: configuration)
         let origin = try #require(URL(string: "https://origin.invalid:8443/account"))
         async let outcome = failure(session.request(origin))

@@ -32,9 +32,9 @@ import Testing
         request.options.httpVersion = .http1_1
         var adapted = request
         adapted.options.httpVersion = .http2PriorKnowledge
-        adapted.options.credential = HTTPCredential(username: "u", password: "p")
+        adapted.options.httpCredential = HTTPCredential(username: "u", password: "p")
         #expect(request.options.httpVersion == .http1_1)
-        #expect(request.options.credential == nil)
+        #expect(request.options.httpCredential == nil)
         #expect(adapted.options.httpVersion == .http2PriorKnowledge)
     }
 }

@@ -95,7 +95,7 @@ struct ResumeDataSecretTests {
         let password = Self.secret("store")
         let basic = "Basic " + Data("cy:\(password)".utf8).base64EncodedString()
         var configuration = SessionConfiguration()
-        try configuration.credentials.set(HTTPCredential(username: "cy", password: password, method: .basic), for: server.url("/"))
+        try configuration.httpCredentials.set(HTTPCredential(username: "cy", password: password, method: .basic), for: server.url("/"))
         let session = Session(configuration: configuration)
         defer { Task { await session.shutdown() } }
         try await dropCheckAndResume(

@@ -411,7 +411,7 @@ enum ReadmeBlock27 {
             .data()
 
         var configuration = SessionConfiguration()
-        try configuration.credentials.set(
+        try configuration.httpCredentials.set(
             HTTPCredential(username: "svc", password: secret, method: .digest),
             for: URL(string: "https://api.example.com")!)             // scheme, host and port
         _ = (report, configuration)
@@ -641,7 +641,7 @@ enum ReadmeBlock41 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
-        configuration.cookieJar = jar
+        configuration.cookieStorage = jar
         let session = Session(configuration: configuration)
         // …
         try jar.save(to: cookiesFile)                            // JSON, written atomically, mode 0600

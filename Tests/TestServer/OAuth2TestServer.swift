@@ -13,7 +13,8 @@ import Synchronization
 ///   ``holdResources(untilArrivals:)`` holds its answers until that many have arrived.
 /// - `/redirect?to=URL`: 302 to `URL`.
 ///
-/// Every request is recorded with its host and `Authorization` field.
+/// Every request is recorded with its host, `Authorization` field, target, header lines and
+/// body. ``setTokenAnswer(_:)`` makes the token endpoint answer anything (hostile on purpose).
 ///
 /// Tests about ordering hold the token endpoint (``holdTokenEndpoint()``) and release it when
 /// the clients are where the test wants them (``releaseTokenEndpoint()``): a gate, not a delay.
@@ -38,6 +39,17 @@ public final class OAuth2TestServer: Sendable {
         public let path: String
         /// The `Authorization` field, if any.
         public let authorization: String?
+        /// The request target as sent (path and query).
+        public let target: String
+        /// The header lines as sent.
+        public let headerLines: [(name: String, value: String)]
+        /// The body, as text.
+        public let body: String
+
+        /// Whether `text` occurs anywhere in the request: target, header lines or body.
+        public func contains(_ text: String) -> Bool {
+            target.contains(text) || body.contains(text) || headerLines.contains { $0.value.contains(text) }
+        }
     }
 
     private struct State {
@@ -56,6 +68,7 @@ public final class OAuth2TestServer: Sendable {
         var accessTokenLifetime: TimeInterval
         var failsEveryRefresh = false
         var rejectsEveryToken = false
+        var tokenAnswer: ScriptedResponse?
     }
 
     private let server: ScriptedHTTPServer
@@ -171,6 +184,12 @@ public final class OAuth2TestServer: Sendable {
         state.withLock { $0.failsEveryRefresh = fails }
     }
 
+    /// The answer of every later token request, whatever it asks (a hostile or broken token
+    /// endpoint); nil goes back to the OAuth2 rules. The calls are still counted and held.
+    public func setTokenAnswer(_ answer: ScriptedResponse?) {
+        state.withLock { $0.tokenAnswer = answer }
+    }
+
     /// When true, the resource rejects every token, even fresh ones.
     public func setRejectsEveryToken(_ rejects: Bool) {
         state.withLock { $0.rejectsEveryToken = rejects }
@@ -205,7 +224,8 @@ public final class OAuth2TestServer: Sendable {
         state.withLock {
             $0.received.append(Received(
                 method: request.method, host: request.hostName, path: request.path,
-                authorization: request.header("Authorization")))
+                authorization: request.header("Authorization"), target: request.rawTarget, headerLines: request.headerLines,
+                body: String(decoding: request.body, as: UTF8.self)))
         }
         if request.path == "/token" { return await token(request) }
         if request.path == "/resource" || request.path.hasPrefix("/resource/") {
@@ -247,11 +267,12 @@ public final class OAuth2TestServer: Sendable {
     }
 
     private func token(_ request: ScriptedRequest) async -> ScriptedResponse {
-        let gate = state.withLock { state -> TestGate? in
+        let (gate, answer) = state.withLock { state -> (TestGate?, ScriptedResponse?) in
             state.tokenCalls += 1
-            return state.tokenGate
+            return (state.tokenGate, state.tokenAnswer)
         }
         await gate?.wait()
+        if let answer { return answer }
         guard request.method == "POST" else { return oauthError("invalid_request", "use POST", status: 405) }
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
             return oauthError("invalid_request", "the body must be application/x-www-form-urlencoded")

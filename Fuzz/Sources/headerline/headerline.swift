@@ -64,7 +64,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if lineStart < stream.count { lines.append(Array(stream[lineStart...])) }
 
     var configuration = SessionConfiguration()
-    configuration.cookieJar = CookieJar()
+    configuration.cookieStorage = CookieJar()
     let settings = TransferSettings(configuration: configuration, options: RequestOptions(), reportsProgress: false)
     let transfer = Transfer(
         request: OutgoingRequest(url: requestURL), mode: .collect, settings: settings, events: nil, loop: loop)

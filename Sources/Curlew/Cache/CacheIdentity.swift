@@ -7,13 +7,13 @@ import HTTPTypes
 ///
 /// - **Credentials** (RFC 9111 §3.5 applies to storing): `Authorization` — the request's own as
 ///   the adapters left it (an ``AuthenticationInterceptor`` or ``OAuth2Authenticator`` adds it
-///   there), else the session's default field; the request's ``RequestOptions/credential``
-///   (`authenticate(…)` sets it), else the session's ``CredentialStore`` entry for the URL's
+///   there), else the session's default field; the request's ``RequestOptions/httpCredential``
+///   (`authenticate(…)` sets it), else the session's ``HTTPCredentialStore`` entry for the URL's
 ///   origin; the URL's user information; and for https the client certificate of the host's
 ///   trust policy.
 /// - **Cookies**: the request's `Cookie` field (else the session's default one), and what the
-///   session's cookie storage sends to the URL. They partition, but do not restrict storing:
-///   RFC 9111 leaves responses to requests with cookies cacheable.
+///   request's cookie storage (its own, else the session's) sends to the URL. They partition,
+///   but do not restrict storing: RFC 9111 leaves responses to requests with cookies cacheable.
 ///
 /// - **Fields named like secrets** (`X-Api-Key`, `X-Auth-Token`, `X-Session-Id`: the names
 ///   ``Redaction`` prints as `***`) and **secret query values** (`access_token`, RFC 6750 §2.3)
@@ -35,7 +35,7 @@ struct CacheIdentity {
         let fields = request.headerFields
         let authorization = fields[values: .authorization]
         add("A", authorization.isEmpty ? session.defaultHeaders[values: .authorization] : authorization, credential: true)
-        if let credential = request.options.credential
+        if let credential = request.options.httpCredential
             ?? (session.credentials.isEmpty ? nil : session.credentials.credential(for: request.url))
         {
             add("P", [credential.method.description, credential.username, credential.password], credential: true)
@@ -54,9 +54,10 @@ struct CacheIdentity {
         }
         let cookies = fields[values: .cookie]
         add("C", cookies.isEmpty ? session.defaultHeaders[values: .cookie] : cookies, credential: false)
-        if session.storesCookies, let jar = session.cookieStorage?.cookieHeader(
-            for: request.url, siteForCookies: request.url, method: request.method)
-        {
+        // The storage the request's cookies come from: its own (``RequestOptions/cookieStorage``),
+        // else the session's.
+        let storage = request.options.cookieStorage.map(\.storage) ?? (session.storesCookies ? session.cookieStorage : nil)
+        if let jar = storage?.cookieHeader(for: request.url, siteForCookies: request.url, method: request.method) {
             add("J", [jar], credential: false)
         }
     }

@@ -13,8 +13,8 @@ import Synchronization
 /// one URL are coalesced into one network request.
 ///
 /// One session may act for many users. A request that carries credentials or cookies — in
-/// its header fields, through `authenticate(…)`, ``RequestOptions/credential``, the session's
-/// ``CredentialStore``, cookie storage or default headers, the URL's user information, or a
+/// its header fields, through `authenticate(…)`, ``RequestOptions/httpCredential``, the session's
+/// ``HTTPCredentialStore``, cookie storage or default headers, the URL's user information, or a
 /// client certificate — is answered only by responses stored for a request that carried the
 /// same ones, kept in memory only; with credentials, a response is stored only when it says
 /// `public`, `must-revalidate` or `s-maxage` (RFC 9111 §3.5). Responses that set cookies are

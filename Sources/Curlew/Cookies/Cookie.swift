@@ -8,8 +8,8 @@ public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
         case strict = "Strict"
         /// Also sent on cross-site GET and HEAD requests.
         case lax = "Lax"
-        /// Sent everywhere; requires `Secure`.
-        case none = "None"
+        /// `SameSite=None`: sent everywhere; requires `Secure`.
+        case noRestriction = "None"
     }
 
     /// The name.
@@ -70,9 +70,13 @@ public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
     /// expiry or SameSite).
     public func matches(_ url: URL) -> Bool {
         guard let host = url.host.map(CookieRules.canonicalDomain) else { return false }
+        return matches(host: host, path: CookieRules.requestPath(of: url), secureChannel: CookieRules.isSecureChannel(url))
+    }
+
+    /// ``matches(_:)`` for a request whose canonical host, request path and channel are known.
+    func matches(host: String, path requestPath: String, secureChannel: Bool) -> Bool {
         let domainOK = isHostOnly ? host == domain : CookieRules.domainMatches(host, domain)
-        guard domainOK, CookieRules.pathMatches(CookieRules.requestPath(of: url), path) else { return false }
-        return !isSecure || CookieRules.isSecureChannel(url)
+        return domainOK && CookieRules.pathMatches(requestPath, path) && (!isSecure || secureChannel)
     }
 
     /// `name=value`, without attributes; the value is not shown, so that logs stay safe.

@@ -7,7 +7,7 @@ import Synchronization
 /// ```swift
 /// let jar = try CookieJar(contentsOf: cookiesFile)      // or CookieJar() in memory
 /// var configuration = SessionConfiguration()
-/// configuration.cookieJar = jar
+/// configuration.cookieStorage = jar
 /// let session = Session(configuration: configuration)
 /// …
 /// try jar.save(to: cookiesFile)
@@ -24,8 +24,11 @@ import Synchronization
 /// (kept), `SameSite` (Strict and Lax cookies are withheld from requests to another site than
 /// the first request of the transfer; Lax ones still go with GET and HEAD), the `__Secure-`
 /// and `__Host-` prefixes, and public-suffix safety from a built-in list of common suffixes
-/// (extend it with `additionalPublicSuffixes`). At most 50 cookies per domain and 3000 in all
-/// are kept; the least recently used go first.
+/// (extend it with `additionalPublicSuffixes`). At most 50 cookies per domain are kept (the
+/// least recently used go first) and 3000 in all (past that, the least recently used of the
+/// site holding the most go first, so that one server's many subdomains cannot push out other
+/// sites' cookies). A cookie received over an insecure channel never replaces or shadows a
+/// `Secure` one (RFC 6265bis, "leave secure cookies alone").
 ///
 /// All methods are synchronous and thread-safe: the engine calls them on its I/O thread, so
 /// they only touch memory. Persist with ``save(to:includingSessionCookies:now:)``.
@@ -37,18 +40,20 @@ public final class CookieJar: Sendable {
 
     /// Extra public suffixes (such as `"corp.example"`) for which no cookie may be set.
     public let additionalPublicSuffixes: Set<String>
-    private let cookies = Mutex<[CookieKey: Cookie]>([:])
+    private let cookies: Mutex<CookieJarContents>
 
     /// An empty jar in memory.
     public init(additionalPublicSuffixes: Set<String> = []) {
-        self.additionalPublicSuffixes = Set(additionalPublicSuffixes.map(CookieRules.canonicalDomain))
+        let suffixes = Set(additionalPublicSuffixes.map(CookieRules.canonicalDomain))
+        self.additionalPublicSuffixes = suffixes
+        cookies = Mutex(CookieJarContents(additionalPublicSuffixes: suffixes))
     }
 
     /// A jar loaded from a file written by ``save(to:includingSessionCookies:now:)``. A missing
     /// file gives an empty jar; an unreadable or malformed one is an error.
     public convenience init(contentsOf fileURL: URL, additionalPublicSuffixes: Set<String> = []) throws(CurlewError) {
         self.init(additionalPublicSuffixes: additionalPublicSuffixes)
-        if FileManager.default.fileExists(atPath: fileURL.path) { try load(from: fileURL) }
+        if let data = try CookieFile.contents(of: fileURL) { try load(data, from: fileURL, now: Date()) }
     }
 
     // MARK: The HTTP side
@@ -60,12 +65,21 @@ public final class CookieJar: Sendable {
     }
 
     /// Stores the cookies of `Set-Cookie` field values received from `url`; invalid or unsafe
-    /// ones are ignored, as RFC 6265 requires. An expired cookie deletes the stored one.
+    /// ones are ignored, as RFC 6265 requires. An expired cookie deletes the stored one. A
+    /// cookie from an insecure channel that would replace or shadow a `Secure` cookie is ignored.
     public func storeCookies(setCookieFields: [String], for url: URL, now: Date = Date()) {
         let parsed = SetCookieParser.cookies(from: setCookieFields, for: url, now: now, publicSuffixes: additionalPublicSuffixes)
         guard !parsed.isEmpty else { return }
+        let insecureChannel = !CookieRules.isSecureChannel(url)
         cookies.withLock { stored in
-            for cookie in parsed { Self.insert(cookie, into: &stored, now: now) }
+            for cookie in parsed {
+                if insecureChannel, !cookie.isSecure,
+                    CookieRules.wouldShadowSecureCookie(cookie, receivedFrom: url, among: stored.secureCookies)
+                {
+                    continue
+                }
+                stored.insert(cookie, now: now)
+            }
         }
     }
 
@@ -95,18 +109,24 @@ public final class CookieJar: Sendable {
     private func cookies(
         for url: URL, siteForCookies: URL?, method: HTTPRequest.Method, now: Date, touching: Bool
     ) -> [Cookie] {
-        cookies.withLock { stored in
+        guard let host = url.host.map(CookieRules.canonicalDomain) else { return [] }
+        return cookies.withLock { stored in
             let matching = CookieRules.select(
-                from: stored.values, for: url, siteForCookies: siteForCookies, method: method, now: now,
+                from: stored.candidates(forHost: host), for: url, siteForCookies: siteForCookies, method: method, now: now,
                 additionalPublicSuffixes: additionalPublicSuffixes)
             if touching {
-                for cookie in matching { stored[cookie.key]?.lastAccessAt = now }
+                for cookie in matching { stored.touch(cookie.key, now: now) }
             }
             return matching
         }
     }
 
     // MARK: Managing cookies
+
+    /// The stored cookies whose domain is `host` or one of its parent domains.
+    func cookiesOfDomains(enclosing host: String) -> [Cookie] {
+        cookies.withLock { $0.candidates(forHost: host) }
+    }
 
     /// Every cookie stored, expired ones included until they are purged.
     public var allCookies: [Cookie] {
@@ -120,14 +140,12 @@ public final class CookieJar: Sendable {
         guard CookieRules.isSendable(name: cookie.name, value: cookie.value) else {
             throw CurlewError(.invalidHeader, "the cookie \(cookie.name.debugDescription) has a name or value that cannot be sent")
         }
-        cookies.withLock { Self.insert(cookie, into: &$0, now: Date()) }
+        cookies.withLock { $0.insert(cookie, now: Date()) }
     }
 
     /// Removes the cookies for which `shouldRemove` is true.
     public func removeCookies(where shouldRemove: (Cookie) -> Bool) {
-        cookies.withLock { stored in
-            for (key, cookie) in stored where shouldRemove(cookie) { stored[key] = nil }
-        }
+        cookies.withLock { $0.removeAll(where: shouldRemove) }
     }
 
     /// Removes every cookie.
@@ -145,37 +163,6 @@ public final class CookieJar: Sendable {
         removeCookies(where: \.isSessionCookie)
     }
 
-    private static func insert(_ cookie: Cookie, into stored: inout [CookieKey: Cookie], now: Date) {
-        let key = cookie.key
-        if cookie.isExpired(at: now) {
-            stored[key] = nil
-            return
-        }
-        var cookie = cookie
-        if let existing = stored[key] { cookie.createdAt = existing.createdAt }
-        cookie.lastAccessAt = now
-        stored[key] = cookie
-        evict(from: &stored, domain: cookie.domain, now: now)
-    }
-
-    /// Drops expired cookies, then the least recently used, past the per-domain and total limits.
-    private static func evict(from stored: inout [CookieKey: Cookie], domain: String, now: Date) {
-        let sameDomain = stored.values.filter { $0.domain == domain }
-        if sameDomain.count > maximumCookiesPerDomain {
-            let victims = sameDomain.sorted { rank($0, now) < rank($1, now) }.prefix(sameDomain.count - maximumCookiesPerDomain)
-            for victim in victims { stored[victim.key] = nil }
-        }
-        if stored.count > maximumCookies {
-            let victims = stored.values.sorted { rank($0, now) < rank($1, now) }.prefix(stored.count - maximumCookies)
-            for victim in victims { stored[victim.key] = nil }
-        }
-    }
-
-    /// Expired cookies first, then by last access.
-    private static func rank(_ cookie: Cookie, _ now: Date) -> (Int, Date) {
-        (cookie.isExpired(at: now) ? 0 : 1, cookie.lastAccessAt)
-    }
-
     // MARK: Persistence
 
     private struct FileContents: Codable {
@@ -184,8 +171,10 @@ public final class CookieJar: Sendable {
         var cookies: [Cookie]
     }
 
-    /// Writes the unexpired cookies to `fileURL` as JSON, atomically and readable by the owner
-    /// only. Session cookies are left out unless `includingSessionCookies` is true.
+    /// Writes the unexpired cookies to `fileURL` as JSON, atomically (a reader sees the old file
+    /// or the new one), and readable by the owner only from the moment the file exists. A link
+    /// at `fileURL` is replaced, not followed. Session cookies are left out unless
+    /// `includingSessionCookies` is true.
     public func save(to fileURL: URL, includingSessionCookies: Bool = false, now: Date = Date()) throws(CurlewError) {
         let kept = allCookies.filter { !$0.isExpired(at: now) && (includingSessionCookies || !$0.isSessionCookie) }
         let encoder = JSONEncoder()
@@ -197,28 +186,24 @@ public final class CookieJar: Sendable {
         } catch {
             throw CurlewError(.fileSystem, "could not encode the cookies: \(error)", url: fileURL, underlying: error)
         }
-        let temporary = fileURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            throw CurlewError(.fileSystem, "could not write the cookie file \(temporary.path)", url: fileURL)
-        }
-        guard rename(temporary.path, fileURL.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw CurlewError(.fileSystem, "could not move the cookie file into place: \(reason)", url: fileURL)
-        }
+        try CookieFile.save(data, to: fileURL)
     }
 
     /// Adds the cookies of a file written by ``save(to:includingSessionCookies:now:)``, replacing
     /// stored cookies with the same name, domain and path. Expired cookies are skipped.
+    ///
+    /// The file must be a regular file of this user's, of at most 64 MiB, and every cookie in it
+    /// one that a server could have set: a name and value that can be sent, a domain that is not
+    /// a public suffix unless the cookie is host-only, sizes and prefixes within the rules.
+    /// Anything else is an error, and nothing is added.
     public func load(from fileURL: URL, now: Date = Date()) throws(CurlewError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: fileURL)
-        } catch {
-            throw CurlewError(.fileSystem, "could not read the cookie file: \(error)", url: fileURL, underlying: error)
+        guard let data = try CookieFile.contents(of: fileURL) else {
+            throw CurlewError(.fileSystem, "could not read the cookie file: it does not exist", url: fileURL)
         }
+        try load(data, from: fileURL, now: now)
+    }
+
+    private func load(_ data: Data, from fileURL: URL, now: Date) throws(CurlewError) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         let contents: FileContents
@@ -232,10 +217,12 @@ public final class CookieJar: Sendable {
                 .fileSystem, "the cookie file has format \(contents.format) version \(contents.version), expected curlew-cookies 1",
                 url: fileURL)
         }
-        for cookie in contents.cookies where !CookieRules.isSendable(name: cookie.name, value: cookie.value) {
-            throw CurlewError(
-                .fileSystem, "the cookie file holds a cookie whose name or value cannot be sent: \(cookie.name.debugDescription)",
-                url: fileURL)
+        for cookie in contents.cookies {
+            if let problem = CookieRules.problemWithStoredCookie(cookie, additionalPublicSuffixes: additionalPublicSuffixes) {
+                throw CurlewError(
+                    .fileSystem, "the cookie file holds a cookie \(cookie.name.debugDescription) no server could set: \(problem)",
+                    url: fileURL)
+            }
         }
         cookies.withLock { stored in
             for loaded in contents.cookies where !loaded.isExpired(at: now) {
@@ -245,8 +232,7 @@ public final class CookieJar: Sendable {
                     expiresAt: loaded.expiresAt, isSecure: loaded.isSecure, isHTTPOnly: loaded.isHTTPOnly,
                     isHostOnly: loaded.isHostOnly, sameSite: loaded.sameSite, createdAt: loaded.createdAt,
                     lastAccessAt: loaded.lastAccessAt)
-                stored[cookie.key] = cookie
-                Self.evict(from: &stored, domain: cookie.domain, now: now)
+                stored.insert(cookie, now: now, keepingTimes: true)
             }
         }
     }

@@ -10,9 +10,13 @@ extension CookieRules {
         from candidates: some Sequence<Cookie>, for url: URL, siteForCookies: URL?, method: HTTPRequest.Method,
         now: Date, additionalPublicSuffixes: Set<String>
     ) -> [Cookie] {
+        guard let host = url.host.map(canonicalDomain) else { return [] }
+        let path = requestPath(of: url)
+        let secureChannel = isSecureChannel(url)
         let crossSite = isCrossSite(url, siteForCookies, additionalPublicSuffixes: additionalPublicSuffixes)
         var matching: [Cookie] = []
-        for cookie in candidates where !cookie.isExpired(at: now) && cookie.matches(url) {
+        for cookie in candidates
+        where !cookie.isExpired(at: now) && cookie.matches(host: host, path: path, secureChannel: secureChannel) {
             if crossSite {
                 if cookie.sameSite == .strict { continue }
                 if cookie.sameSite == .lax && method != .get && method != .head { continue }
@@ -58,7 +62,7 @@ extension CookieJar: CookieStorage {
     /// included until they are purged.
     public func cookies(forHost host: String) -> [Cookie] {
         let host = CookieRules.canonicalDomain(host)
-        return allCookies.filter { $0.isHostOnly ? $0.domain == host : CookieRules.domainMatches(host, $0.domain) }
+        return cookiesOfDomains(enclosing: host).filter { $0.isHostOnly ? $0.domain == host : CookieRules.domainMatches(host, $0.domain) }
     }
 
     /// Stores cookies already parsed (the jar's limits apply); an expired one removes the

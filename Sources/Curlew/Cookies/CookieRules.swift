@@ -67,4 +67,44 @@ enum CookieRules {
         return !name.isEmpty && name.utf8.allSatisfy { clean($0) && $0 != UInt8(ascii: "=") && $0 != 0x20 }
             && value.utf8.allSatisfy { clean($0) || $0 == 0x09 }
     }
+
+    /// RFC 6265bis §5.7 ("leave secure cookies alone"): whether `cookie`, received from `url`
+    /// over an insecure channel, would replace, delete or shadow a `Secure` cookie of `stored` —
+    /// one with the same name, a domain that domain-matches its domain or the other way round,
+    /// and a path its path is within. Such a cookie is ignored, so that whoever can answer a
+    /// plain-http request cannot change the cookies an https site set.
+    static func wouldShadowSecureCookie(_ cookie: Cookie, receivedFrom url: URL, among stored: some Sequence<Cookie>) -> Bool {
+        guard !cookie.isSecure, !isSecureChannel(url) else { return false }
+        return stored.contains { existing in
+            existing.isSecure && existing.name == cookie.name
+                && (domainMatches(existing.domain, cookie.domain) || domainMatches(cookie.domain, existing.domain))
+                && pathMatches(cookie.path, existing.path)
+        }
+    }
+
+    /// Why `cookie`, read from a file, is one no server could have set (so the file was edited
+    /// or damaged), or nil when it could have been.
+    static func problemWithStoredCookie(_ cookie: Cookie, additionalPublicSuffixes: Set<String>) -> String? {
+        guard isSendable(name: cookie.name, value: cookie.value) else { return "its name or value cannot be sent" }
+        if cookie.name.utf8.count + cookie.value.utf8.count > SetCookieParser.maximumSize {
+            return "its name and value exceed \(SetCookieParser.maximumSize) bytes"
+        }
+        let domain = canonicalDomain(cookie.domain)
+        if domain.isEmpty { return "it has no domain" }
+        if cookie.path.utf8.count > SetCookieParser.maximumAttributeValueSize || domain.utf8.count > SetCookieParser.maximumAttributeValueSize {
+            return "its path or domain exceeds \(SetCookieParser.maximumAttributeValueSize) bytes"
+        }
+        if !cookie.isHostOnly {
+            if isIPAddress(domain) { return "it is for the subdomains of an address" }
+            if PublicSuffixes.isPublicSuffix(domain, additional: additionalPublicSuffixes) {
+                return "it is for every site under the public suffix \(domain)"
+            }
+        }
+        let name = cookie.name.lowercased()
+        if name.hasPrefix("__secure-") && !cookie.isSecure { return "a __Secure- cookie must be Secure" }
+        if name.hasPrefix("__host-") && (!cookie.isSecure || !cookie.isHostOnly || cookie.path != "/") {
+            return "a __Host- cookie must be Secure, host-only and for Path=/"
+        }
+        return nil
+    }
 }

@@ -36,8 +36,9 @@ public protocol CookieStorage: Sendable {
     func cookieHeader(for url: URL, siteForCookies: URL?, method: HTTPRequest.Method) -> String?
 
     /// Parses the `Set-Cookie` field values received from `url` and stores the valid ones. The
-    /// default parses by RFC 6265 with the Public Suffix List and calls
-    /// ``store(_:receivedFrom:)``.
+    /// default parses by RFC 6265 with the Public Suffix List, leaves out a cookie from an
+    /// insecure channel that would replace or shadow a `Secure` cookie of the host or its parent
+    /// domains (``cookies(forHost:)``), and calls ``store(_:receivedFrom:)``.
     func storeCookies(setCookieFields: [String], for url: URL)
 }
 
@@ -51,7 +52,12 @@ extension CookieStorage {
     }
 
     public func storeCookies(setCookieFields: [String], for url: URL) {
-        let parsed = SetCookieParser.cookies(from: setCookieFields, for: url, now: Date(), publicSuffixes: [])
+        var parsed = SetCookieParser.cookies(from: setCookieFields, for: url, now: Date(), publicSuffixes: [])
+        if !CookieRules.isSecureChannel(url), parsed.contains(where: { !$0.isSecure }), let host = url.host.map(CookieRules.canonicalDomain) {
+            // Leave secure cookies alone: among those of this host and its parent domains.
+            let stored = cookies(forHost: host)
+            parsed.removeAll { CookieRules.wouldShadowSecureCookie($0, receivedFrom: url, among: stored) }
+        }
         if !parsed.isEmpty { store(parsed, receivedFrom: url) }
     }
 }

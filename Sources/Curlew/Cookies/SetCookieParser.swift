@@ -2,11 +2,14 @@ import Foundation
 
 /// Turns one `Set-Cookie` field into a ``Cookie`` following RFC 6265 §5.2 (parsing) and §5.3
 /// (the storage checks), plus the safer rules of RFC 6265bis: `Secure` only from secure
-/// channels, `SameSite=None` only with `Secure`, the `__Secure-` and `__Host-` prefixes, and
-/// expiry capped at 400 days.
+/// channels, `SameSite=None` only with `Secure`, the `__Secure-` and `__Host-` prefixes (in any
+/// letter case), attribute values of at most 1024 bytes, and expiry capped at 400 days.
 enum SetCookieParser {
     /// The longest name plus value accepted.
     static let maximumSize = 4096
+    /// The longest attribute value read; a longer one is ignored (RFC 6265bis §5.6), so that a
+    /// hostile server cannot store kilobytes of `Path` or `Domain` with every cookie.
+    static let maximumAttributeValueSize = 1024
     /// The furthest expiry accepted, 400 days.
     static let maximumLifetime: TimeInterval = 400 * 86_400
 
@@ -49,7 +52,11 @@ enum SetCookieParser {
             isHostOnly: true, sameSite: attributes.sameSite, createdAt: now)
 
         if let domain = attributes.domain {
-            if PublicSuffixes.isPublicSuffix(domain, additional: publicSuffixes) {
+            if CookieRules.isIPAddress(host) {
+                // An address names one host: a Domain attribute may only repeat it, and the
+                // cookie stays host-only, so that no name ending in the address gets it.
+                guard domain == host else { return .ignore("Domain=\(domain) does not match the address \(host)") }
+            } else if PublicSuffixes.isPublicSuffix(domain, additional: publicSuffixes) {
                 guard domain == host else {
                     return .ignore("Domain=\(domain) is a public suffix")
                 }
@@ -64,13 +71,16 @@ enum SetCookieParser {
         if cookie.isSecure && !CookieRules.isSecureChannel(url) {
             return .ignore("a Secure cookie cannot be set over an insecure channel")
         }
-        if cookie.sameSite == SameSite.none && !cookie.isSecure {
+        if cookie.sameSite == SameSite.noRestriction && !cookie.isSecure {
             return .ignore("SameSite=None requires Secure")
         }
-        if name.hasPrefix("__Secure-") && !cookie.isSecure {
+        // Prefixes in any letter case (RFC 6265bis §5.7): servers that compare names without
+        // case must not take a `__SECURE-` cookie set over http for a `__Secure-` one.
+        let lowercaseName = name.lowercased()
+        if lowercaseName.hasPrefix("__secure-") && !cookie.isSecure {
             return .ignore("a __Secure- cookie must be Secure")
         }
-        if name.hasPrefix("__Host-") && (!cookie.isSecure || !cookie.isHostOnly || cookie.path != "/") {
+        if lowercaseName.hasPrefix("__host-") && (!cookie.isSecure || attributes.domain != nil || cookie.path != "/") {
             return .ignore("a __Host- cookie must be Secure, have no Domain and have Path=/")
         }
         return .store(cookie)
@@ -93,6 +103,7 @@ enum SetCookieParser {
                 .map(String.init)
             let name = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
             let value = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+            guard value.utf8.count <= SetCookieParser.maximumAttributeValueSize else { return }
             switch name {
             case "expires":
                 if let date = CookieDateParser.parse(value) { expires = date }
@@ -114,7 +125,7 @@ enum SetCookieParser {
                 switch value.lowercased() {
                 case "strict": sameSite = .strict
                 case "lax": sameSite = .lax
-                case "none": sameSite = SameSite.none
+                case "none": sameSite = SameSite.noRestriction
                 default: break
                 }
             default:

@@ -36,7 +36,11 @@ struct RawResponseHead: Sendable {
                 guard let fieldName = HeaderNames.name(UnsafeRawBufferPointer(rebasing: content[0..<field.colon])) else {
                     continue
                 }
-                fields.append(Self.field(fieldName, UnsafeRawBufferPointer(rebasing: content[field.valueStart...])))
+                let value = UnsafeRawBufferPointer(rebasing: content[field.valueStart...])
+                // RFC 6265bis §5.6: a Set-Cookie with a control character is ignored entirely.
+                // Made a field, the character would become a space and a cookie be stored.
+                if fieldName == .setCookie, value.contains(where: Self.isControlCharacter) { continue }
+                fields.append(Self.field(fieldName, value))
             }
             let reason = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[reason]), as: UTF8.self)
             return HTTPResponse(status: HTTPResponse.Status(code: statusCode, reasonPhrase: reason), headerFields: fields)
@@ -95,6 +99,11 @@ struct RawResponseHead: Sendable {
     static func startsWithHTTPSlash(_ content: UnsafeRawBufferPointer) -> Bool {
         content.count >= 5 && content[0] == UInt8(ascii: "H") && content[1] == UInt8(ascii: "T")
             && content[2] == UInt8(ascii: "T") && content[3] == UInt8(ascii: "P") && content[4] == UInt8(ascii: "/")
+    }
+
+    /// A control character other than HTAB.
+    private static func isControlCharacter(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 
     /// One field, made as the eager parse made it: ASCII values (nearly all) take the fast

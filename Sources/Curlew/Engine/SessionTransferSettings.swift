@@ -21,7 +21,7 @@ final class SessionTransferSettings: Sendable {
     /// Whether there is a ``cookieStorage``, asked on every request: comparing the optional
     /// existential itself with nil copied and destroyed it (about 100 instructions).
     let storesCookies: Bool
-    let credentials: CredentialStore
+    let credentials: HTTPCredentialStore
     let expectContinue: ExpectContinue
     /// Whether the session's own limits pass ``TransferSettings/validate(url:)``: a request
     /// that overrides none of them needs no check of its own.
@@ -42,7 +42,7 @@ final class SessionTransferSettings: Sendable {
         streamBufferSize = configuration.streamBufferSize
         cookieStorage = configuration.cookieStorage
         storesCookies = configuration.cookieStorage != nil
-        credentials = configuration.credentials
+        credentials = configuration.httpCredentials
         expectContinue = configuration.expectContinue
         limitsAreValid = (try? TransferSettings.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,

@@ -193,7 +193,7 @@ extension TransferContext {
     ) throws(CurlewError) {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
-        if request.headerFields.isEmpty, request.body == nil, request.method != .post, !settings.session.storesCookies,
+        if request.headerFields.isEmpty, request.body == nil, request.method != .post, !settings.storesCookies,
             let sessionHeaders
         {
             // The session's list lives as long as the handles: set once, it stays valid.

@@ -26,6 +26,11 @@ final class TransferSettings: Sendable {
     let credential: HTTPCredential?
     /// When a body is preceded by `Expect: 100-continue`.
     let expectContinue: ExpectContinue
+    /// Where cookies are read from and stored at each hop: the request's own choice, else the
+    /// session's; nil when cookies are off.
+    let cookieStorage: (any CookieStorage)?
+    /// Whether there is a ``cookieStorage`` (a Bool, cheaper to ask than the existential).
+    let storesCookies: Bool
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
 
@@ -41,6 +46,8 @@ final class TransferSettings: Sendable {
             proxyOverride = nil
             proxyOverrideTrust = nil
             credential = nil
+            cookieStorage = session.cookieStorage
+            storesCookies = session.storesCookies
             usesSessionLimits = true
             connectTimeoutMilliseconds = session.timeouts.connect?.curlMilliseconds ?? 0
             return
@@ -52,7 +59,14 @@ final class TransferSettings: Sendable {
         httpVersion = options.httpVersion ?? session.httpVersion
         proxyOverride = options.proxy
         proxyOverrideTrust = options.proxy?.resolvedTrust()
-        credential = options.credential
+        credential = options.httpCredential
+        if let choice = options.cookieStorage {
+            cookieStorage = choice.storage
+            storesCookies = cookieStorage != nil
+        } else {
+            cookieStorage = session.cookieStorage
+            storesCookies = session.storesCookies
+        }
         expectContinue = options.expectContinue ?? session.expectContinue
         usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
             && options.maximumBodySize == nil
@@ -68,10 +82,8 @@ final class TransferSettings: Sendable {
     var defaultHeaders: HTTPFields { session.defaultHeaders }
     var progressInterval: Duration { session.progressInterval }
     var streamBufferSize: Int { session.streamBufferSize }
-    /// Where cookies are read from and stored at each hop; nil when cookies are off.
-    var cookieStorage: (any CookieStorage)? { session.cookieStorage }
     /// The session's credentials, by origin.
-    var credentials: CredentialStore { session.credentials }
+    var credentials: HTTPCredentialStore { session.credentials }
 }
 
 extension TransferSettings {

@@ -13,7 +13,9 @@ import HTTPTypes
 /// ``OAuth2Authenticator`` is this actor with an ``OAuth2TokenRefresher``.
 ///
 /// - **Scope.** The credential is applied only to URLs in ``scope``; other requests pass
-///   untouched and are never retried here.
+///   untouched and are never retried here. A plain-http request to a host the scope names
+///   (not a loopback host) fails before it is sent, rather than show the credential to the
+///   network.
 /// - **Proactive refresh.** A credential within ``refreshLeeway`` of its expiry is refreshed
 ///   before it is sent.
 /// - **Single flight.** However many requests need a refresh at once, one refresh runs and
@@ -96,7 +98,17 @@ public actor AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Re
     /// Applies the credential to requests in scope, refreshing it first when it is about to
     /// expire or a refresh is under way.
     public func adapt(_ request: OutgoingRequest, for session: Session) async throws -> OutgoingRequest {
-        guard scope.contains(request.url) else { return request }
+        switch scope.coverage(of: request.url) {
+        case .outside:
+            return request
+        case .insecure:
+            throw CurlewError(
+                .authenticationFailed,
+                "the credential for \(request.url.host ?? "this host") goes only over https (or to a loopback host), never in clear text; name the http:// URL in AuthenticationScope.urlPrefixes to send it over plain http",
+                url: request.url)
+        case .inside:
+            break
+        }
         let usable = try await usableCredential(for: session, url: request.url)
         var adapted = request
         authenticator.apply(usable, to: &adapted)
@@ -199,15 +211,28 @@ public actor AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Re
     }
 
     /// The refresh itself; updates the state before anyone waiting on it resumes.
+    ///
+    /// A credential set by ``setCredential(_:)`` while the refresh ran stands: the refreshed one
+    /// is dropped (neither kept nor handed to `onRefresh`, which would store the replaced
+    /// login's tokens over the new one), and the waiting requests go with the new credential.
     private func performRefresh(_ current: A.Credential, session: Session) async throws -> A.Credential {
+        let version = credentialVersion
         let fresh: A.Credential
         do {
             fresh = try await authenticator.refresh(current, for: session)
         } catch {
-            let failure = Self.refreshError(error)
-            lastFailure = (ContinuousClock.now, credentialVersion, failure)
             refreshTask = nil
+            if credentialVersion != version, let replacement = credential { return replacement }
+            let failure = Self.refreshError(error)
+            lastFailure = (ContinuousClock.now, version, failure)
             throw failure
+        }
+        if credentialVersion != version {
+            refreshTask = nil
+            guard let replacement = credential else {
+                throw CurlewError(.authenticationFailed, "the credential was removed while it was being refreshed")
+            }
+            return replacement
         }
         credential = fresh
         credentialVersion += 1

@@ -3,6 +3,13 @@ import Foundation
 /// Where an authenticator's credential may be sent. Requests to anywhere else pass
 /// untouched, so a token never leaks to another host (redirects across hosts also drop the
 /// `Authorization` field).
+///
+/// A credential named by host (``hosts(_:)``, ``anyHost``) goes only over https, or to a
+/// loopback host (`localhost`, `127.0.0.1`, `::1`), never in clear text across a network,
+/// where anyone on the path could read it (RFC 6750 §5.3): a plain-http request to a host of
+/// ``hosts(_:)`` fails with ``CurlewError/Kind/authenticationFailed`` before it is sent. To send
+/// a credential over plain http on purpose (a private network), name the `http://` URL in
+/// ``urlPrefixes(_:)``.
 public struct AuthenticationScope: Sendable, Hashable {
     private enum Rule: Sendable, Hashable {
         case host(String, port: Int?)
@@ -13,9 +20,11 @@ public struct AuthenticationScope: Sendable, Hashable {
 
     private let rules: [Rule]
 
-    /// Exactly these hosts, compared case-insensitively, on any port and scheme. An entry may
-    /// name a port (`"api.example.com:8443"`), and `"*.example.com"` covers the subdomains of
-    /// example.com (not example.com itself). An entry that cannot be parsed matches nothing.
+    /// Exactly these hosts, compared case-insensitively, over https (or http to a loopback
+    /// host) on any port. An entry may name a port (`"api.example.com:8443"`; without one, every
+    /// port of the host is covered, as cookies cover every port), and `"*.example.com"` covers
+    /// the subdomains of example.com (not example.com itself). An entry that cannot be parsed
+    /// matches nothing.
     public static func hosts(_ hosts: [String]) -> AuthenticationScope {
         AuthenticationScope(rules: hosts.compactMap { entry in
             var text = entry.trimmingCharacters(in: .whitespaces).lowercased()
@@ -39,7 +48,8 @@ public struct AuthenticationScope: Sendable, Hashable {
 
     /// URLs that start with one of these: same scheme, host and port, and a path equal to the
     /// prefix's or below it (`https://api.example.com/v2` covers `/v2` and `/v2/users`, not
-    /// `/v20`). Query and fragment of a prefix are ignored.
+    /// `/v20`). Query and fragment of a prefix are ignored. An `http://` prefix sends the
+    /// credential in clear text to that prefix, as asked.
     public static func urlPrefixes(_ prefixes: [URL]) -> AuthenticationScope {
         AuthenticationScope(rules: prefixes.compactMap { url in
             guard let scheme = url.scheme?.lowercased(), let host = url.host.map(Self.canonical), !host.isEmpty else {
@@ -51,29 +61,47 @@ public struct AuthenticationScope: Sendable, Hashable {
         })
     }
 
-    /// Every host. The credential then goes to any URL the session requests (redirects across
-    /// hosts still drop `Authorization`); prefer ``hosts(_:)``.
+    /// Every host, over https (or http to a loopback host). The credential then goes to any
+    /// https URL the session requests (redirects across hosts still drop `Authorization`);
+    /// prefer ``hosts(_:)``.
     public static let anyHost = AuthenticationScope(rules: [.anyHost])
 
     /// Whether a credential may be sent to `url`.
     public func contains(_ url: URL) -> Bool {
-        guard let host = url.host.map(Self.canonical) else { return false }
+        coverage(of: url) == .inside
+    }
+
+    /// How a URL stands to a scope.
+    enum Coverage {
+        /// The credential goes with it.
+        case inside
+        /// A host of the scope, over a channel that would show the credential to the network.
+        case insecure
+        /// Elsewhere: the request passes untouched.
+        case outside
+    }
+
+    /// How `url` stands to the scope.
+    func coverage(of url: URL) -> Coverage {
+        guard let host = url.host.map(Self.canonical) else { return .outside }
         let port = Self.port(of: url)
+        var namesHost = false
         for rule in rules {
             switch rule {
             case .anyHost:
-                return true
+                if CookieRules.isSecureChannel(url) { return .inside }
             case .host(let expected, let expectedPort):
-                if host == expected && (expectedPort == nil || expectedPort == port) { return true }
+                if host == expected && (expectedPort == nil || expectedPort == port) { namesHost = true }
             case .subdomains(let parent, let expectedPort):
-                if host.hasSuffix("." + parent) && (expectedPort == nil || expectedPort == port) { return true }
+                if host.hasSuffix("." + parent) && (expectedPort == nil || expectedPort == port) { namesHost = true }
             case .prefix(let scheme, let expectedHost, let expectedPort, let path):
                 guard url.scheme?.lowercased() == scheme, host == expectedHost, port == expectedPort else { continue }
                 let actual = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
-                if path.isEmpty || actual == path || actual.hasPrefix(path + "/") { return true }
+                if path.isEmpty || actual == path || actual.hasPrefix(path + "/") { return .inside }
             }
         }
-        return false
+        guard namesHost else { return .outside }
+        return CookieRules.isSecureChannel(url) ? .inside : .insecure
     }
 
     private static func canonical(_ host: String) -> String {

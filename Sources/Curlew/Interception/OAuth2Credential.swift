@@ -2,9 +2,12 @@ import Foundation
 
 /// An OAuth2 access token with what is needed to refresh it (RFC 6749 §5.1).
 ///
-/// Codable, so that it can be stored by an `onRefresh` handler. Its `description` hides the
-/// tokens, so that it is safe to log.
-public struct OAuth2Credential: AuthenticationCredential, Codable, Hashable, CustomStringConvertible {
+/// Codable, so that it can be stored by an `onRefresh` handler (the JSON holds both tokens:
+/// store it as you would a password). Printed, debug-printed or dumped, it hides the tokens,
+/// so that it is safe to log.
+public struct OAuth2Credential: AuthenticationCredential, Codable, Hashable, CustomStringConvertible,
+    CustomDebugStringConvertible, CustomReflectable
+{
     /// The access token sent with each request.
     public var accessToken: String
     /// The refresh token; nil when the server issued none (the credential cannot be refreshed).
@@ -44,5 +47,18 @@ public struct OAuth2Credential: AuthenticationCredential, Codable, Hashable, Cus
     public var description: String {
         let expiry = expiresAt.map { "expires \($0)" } ?? "no known expiry"
         return "OAuth2Credential(\(tokenType), \(expiry), refresh token: \(refreshToken == nil ? "none" : "present"))"
+    }
+
+    /// The same as ``description``: the tokens are hidden.
+    public var debugDescription: String { description }
+
+    /// A mirror without the tokens, so that `dump` and the debugger do not show them.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": Redaction.placeholder, "refreshToken": refreshToken == nil ? "none" : Redaction.placeholder,
+                "expiresAt": expiresAt as Any, "tokenType": tokenType, "scope": scope as Any,
+            ])
     }
 }

@@ -11,7 +11,16 @@ import HTTPTypes
 /// the old one is kept. An error answer (`invalid_grant`, `invalid_client`, …) becomes a
 /// ``CurlewError/Kind/authenticationFailed`` error whose message carries the OAuth error code
 /// and description.
+///
+/// The refresh token and the client secret go to ``tokenURL`` only: the token request follows
+/// no redirect (a 3xx fails the refresh), and an answer larger than
+/// ``maximumTokenResponseSize`` or slower than ``tokenRequestTimeout`` fails it, so that a
+/// broken or hostile token endpoint cannot hold every waiting request or fill memory. Printed
+/// or dumped, a refresher shows `***` for its client secret.
 public struct OAuth2TokenRefresher: Authenticator {
+    /// The largest token endpoint answer read, 1 MiB.
+    public static let maximumTokenResponseSize = 1 << 20
+
     /// The token endpoint.
     public let tokenURL: URL
     /// The client identifier.
@@ -25,13 +34,19 @@ public struct OAuth2TokenRefresher: Authenticator {
     /// Whether a 401 must carry `WWW-Authenticate: Bearer error="invalid_token"` to count as
     /// an expired token.
     public let requiresInvalidTokenChallenge: Bool
+    /// The longest a token request may take in all (or the session's total timeout when that
+    /// is shorter): every request waiting for the refresh waits at most this long, also when
+    /// the token endpoint trickles its answer too slowly for the idle timeout to end it.
+    public let tokenRequestTimeout: Duration
 
-    /// Creates a refresher; see ``OAuth2Authenticator`` for the parameters.
+    /// Creates a refresher; see ``OAuth2Authenticator`` for the parameters, and
+    /// ``tokenRequestTimeout`` (60 s by default).
     public init(
         tokenURL: URL, clientID: String, clientSecret: String? = nil,
         clientAuthentication: OAuth2ClientAuthentication = .basic, requestedScope: String? = nil,
-        requiresInvalidTokenChallenge: Bool = false
+        requiresInvalidTokenChallenge: Bool = false, tokenRequestTimeout: Duration = .seconds(60)
     ) {
+        self.tokenRequestTimeout = tokenRequestTimeout
         self.tokenURL = tokenURL
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -62,9 +77,12 @@ public struct OAuth2TokenRefresher: Authenticator {
             throw CurlewError(
                 .authenticationFailed, "the OAuth2 credential has no refresh token, so it cannot be refreshed", url: tokenURL)
         }
+        var request = tokenRequest(refreshToken: refreshToken)
+        if let total = session.configuration.timeouts.total, total < tokenRequestTimeout {
+            request.options.timeouts.total = total
+        }
         // The token endpoint's error answers are read below, whatever the session validates.
-        let response = try await session.uninterceptedRequest(tokenRequest(refreshToken: refreshToken))
-            .skipDefaultValidation().response
+        let response = try await session.uninterceptedRequest(request).skipDefaultValidation().response
         return try OAuth2TokenResponse.credential(from: response, replacing: credential)
     }
 
@@ -86,7 +104,13 @@ public struct OAuth2TokenRefresher: Authenticator {
             form.append(("client_id", clientID))
         }
         let body = form.map { "\(Self.formEncode($0.0))=\(Self.formEncode($0.1))" }.joined(separator: "&")
-        return OutgoingRequest(url: tokenURL, method: .post, headerFields: fields, body: .string(body))
+        var options = RequestOptions()
+        // Never redirected: a 307 or 308 would carry the refresh token (and a client secret in
+        // the body) to wherever the token endpoint points.
+        options.redirectPolicy = RedirectPolicy.doNotFollow
+        options.maximumBodySize = Self.maximumTokenResponseSize
+        options.timeouts.total = tokenRequestTimeout
+        return OutgoingRequest(url: tokenURL, method: .post, headerFields: fields, body: .string(body), options: options)
     }
 
     /// `application/x-www-form-urlencoded` encoding of one name or value.
@@ -105,5 +129,27 @@ public struct OAuth2TokenRefresher: Authenticator {
             }
         }
         return encoded
+    }
+}
+
+extension OAuth2TokenRefresher: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The token URL, client ID and method; the client secret is shown as `***`.
+    public var description: String {
+        "OAuth2TokenRefresher(tokenURL: \(Redaction.string(tokenURL)), clientID: \(clientID.debugDescription), clientSecret: \(clientSecret == nil ? "none" : Redaction.placeholder), clientAuthentication: \(clientAuthentication))"
+    }
+
+    /// The same as ``description``: the client secret is shown as `***`.
+    public var debugDescription: String { description }
+
+    /// A mirror whose client secret is `***`, so that `dump` and the debugger do not show it.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "tokenURL": Redaction.string(tokenURL), "clientID": clientID,
+                "clientSecret": clientSecret == nil ? "none" : Redaction.placeholder,
+                "clientAuthentication": clientAuthentication, "requestedScope": requestedScope as Any,
+                "requiresInvalidTokenChallenge": requiresInvalidTokenChallenge, "tokenRequestTimeout": tokenRequestTimeout,
+            ])
     }
 }

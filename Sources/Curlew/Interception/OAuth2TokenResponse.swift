@@ -6,6 +6,12 @@ enum OAuth2TokenResponse {
     static func credential(from response: Response<Data>, replacing previous: OAuth2Credential, now: Date = Date())
         throws(CurlewError) -> OAuth2Credential
     {
+        if (300..<400).contains(response.status.code) {
+            let target = response.head.headerFields[.location].map { " to \(Redaction.string($0))" } ?? ""
+            throw failure(
+                response,
+                "the token endpoint answered \(response.status.code) with a redirect\(target), which a token request never follows: the refresh token and the client's credentials go to the token URL only")
+        }
         let object = (try? JSONSerialization.jsonObject(with: response.value)) as? [String: Any]
         guard (200..<300).contains(response.status.code) else {
             throw refusal(response, object)
@@ -57,7 +63,12 @@ enum OAuth2TokenResponse {
         return failure(response, message + " [\(status)]")
     }
 
+    /// The error carries the answer's head and body, its secrets (tokens a refused answer
+    /// may still hold) replaced by `***`.
     private static func failure(_ response: Response<Data>, _ message: String) -> CurlewError {
-        CurlewError(.authenticationFailed, message, url: response.url, responseHead: response.head, responseBody: response.value)
+        let body = Redaction.body(
+            response.value, contentType: response.head.headerFields[.contentType], secrets: Redaction.secretFieldNames,
+            placeholder: Redaction.placeholder)
+        return CurlewError(.authenticationFailed, message, url: response.url, responseHead: response.head, responseBody: body)
     }
 }

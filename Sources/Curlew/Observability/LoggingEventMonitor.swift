@@ -78,7 +78,7 @@ public struct LoggingEventMonitor: EventMonitor {
         if attempt > 1 { text += " (attempt \(attempt))" }
         if detail >= .headers {
             text += lines(request.headerFields)
-            if let credential = request.options.credential {
+            if let credential = request.options.httpCredential {
                 // The password is never logged, whatever the redaction sets say.
                 text += "\n  (authentication: \(credential.method) as \(credential.username.debugDescription), password <redacted>)"
             }

@@ -101,7 +101,7 @@ enum CURLCommand {
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy, revealing: revealing)
         // curl uses no proxy for a Unix socket.
         if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy, revealing: revealing) }
-        if let credential = request.options.credential ?? configuration.credentials.credential(for: request.url) {
+        if let credential = request.options.httpCredential ?? configuration.httpCredentials.credential(for: request.url) {
             // The password is not repeated unless asked for: `-u 'user:***'`.
             let password = revealing ? credential.password : Redaction.placeholder
             parts += ["-u", quote(credential.username + ":" + password), credential.method.curlFlag]

@@ -93,12 +93,13 @@ extension RequestOptions {
         merged.maximumBodySize = maximumBodySize ?? base.maximumBodySize
         merged.httpVersion = httpVersion ?? base.httpVersion
         merged.proxy = proxy ?? base.proxy
-        merged.credential = credential ?? base.credential
+        merged.httpCredential = httpCredential ?? base.httpCredential
         merged.unixSocketPath = unixSocketPath ?? base.unixSocketPath
         merged.expectContinue = expectContinue ?? base.expectContinue
         merged.waitsForConnectivity = waitsForConnectivity ?? base.waitsForConnectivity
         merged.cachePolicy = cachePolicy ?? base.cachePolicy
         merged.responseCacher = responseCacher ?? base.responseCacher
+        merged.cookieStorage = cookieStorage ?? base.cookieStorage
         return merged
     }
 }

@@ -78,7 +78,7 @@ public class Request: @unchecked Sendable {
 
     /// Authenticates with a user name and password through libcurl (Alamofire's
     /// `authenticate(username:password:)`), instead of the session's
-    /// ``SessionConfiguration/credentials``.
+    /// ``SessionConfiguration/httpCredentials``.
     ///
     /// With ``HTTPAuthenticationMethod/any`` (the default) the first request goes without
     /// credentials and libcurl answers the server's challenge with the safest scheme it offers;

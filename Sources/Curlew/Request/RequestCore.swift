@@ -52,7 +52,7 @@ final class RequestCore: Sendable {
         /// Set by `skipDefaultValidation()`.
         var skipsDefaultValidation = false
         var interceptors: [any RequestInterceptor] = []
-        /// Set by `authenticate`; overrides the build's ``RequestOptions/credential``.
+        /// Set by `authenticate`; overrides the build's ``RequestOptions/httpCredential``.
         var credential: HTTPCredential?
         var transfer: Transfer?
         var cancelReason: CurlewError?
@@ -115,7 +115,7 @@ final class RequestCore: Sendable {
         guard let credential = state.withLock({ $0.credential }) else { return build }
         return build.map { request in
             var request = request
-            request.options.credential = credential
+            request.options.httpCredential = credential
             return request
         }
     }

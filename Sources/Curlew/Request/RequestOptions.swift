@@ -39,9 +39,9 @@ public struct RequestOptions: Sendable {
         set { update { $0.proxy = newValue } }
     }
     /// Credentials for HTTP authentication, used instead of the session's
-    /// ``SessionConfiguration/credentials``, and only at the origin (scheme, host and port) of
+    /// ``SessionConfiguration/httpCredentials``, and only at the origin (scheme, host and port) of
     /// the request's URL: a redirect to another origin goes without them.
-    public var credential: HTTPCredential? {
+    public var httpCredential: HTTPCredential? {
         get { storage.values.credential }
         set { update { $0.credential = newValue } }
     }
@@ -70,6 +70,13 @@ public struct RequestOptions: Sendable {
         get { storage.values.responseCacher }
         set { update { $0.responseCacher = newValue } }
     }
+    /// Where this request's cookies come from and go, instead of the session's
+    /// ``SessionConfiguration/cookieStorage``: another storage (one per user, for a server that
+    /// acts for many users with one session), or none.
+    public var cookieStorage: RequestCookieStorage? {
+        get { storage.values.cookieStorage }
+        set { update { $0.cookieStorage = newValue } }
+    }
     /// How long to wait for a satisfied network path before each attempt, instead of the
     /// session's ``SessionConfiguration/waitsForConnectivity``; zero starts at once whatever
     /// the path. Past the limit the attempt fails with ``CurlewError/Kind/notConnected``.
@@ -82,7 +89,7 @@ public struct RequestOptions: Sendable {
     var values: Values { storage.values }
 
     /// True for options made by `RequestOptions()` and never changed since, which override
-    /// nothing: one comparison of references, where reading every field would take eleven.
+    /// nothing: one comparison of references, where reading every field would take twelve.
     var isUntouchedDefault: Bool { storage === Storage.empty }
 
     private mutating func update(_ change: (inout Values) -> Void) {
@@ -103,6 +110,7 @@ public struct RequestOptions: Sendable {
         var cachePolicy: CachePolicy?
         var responseCacher: ResponseCacher?
         var waitsForConnectivity: Duration?
+        var cookieStorage: RequestCookieStorage?
     }
 
     /// The box the copies share.

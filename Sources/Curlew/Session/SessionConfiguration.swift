@@ -67,14 +67,9 @@ public struct SessionConfiguration: Sendable {
     /// default) disables cookies. One storage may be shared by several sessions. Set a
     /// ``CookieJar``, or your own ``CookieStorage`` (a database, say).
     public var cookieStorage: (any CookieStorage)?
-    /// The cookie storage when it is a ``CookieJar``; setting a jar sets ``cookieStorage``.
-    public var cookieJar: CookieJar? {
-        get { cookieStorage as? CookieJar }
-        set { cookieStorage = newValue }
-    }
     /// Credentials for HTTP authentication by origin (scheme, host and port), for requests
     /// that bring none of their own; each goes only to its own origin, also across redirects.
-    public var credentials = CredentialStore()
+    public var httpCredentials = HTTPCredentialStore()
     /// Whether requests with a body ask `Expect: 100-continue` first; see ``ExpectContinue``
     /// for why the default is ``ExpectContinue/never``.
     public var expectContinue: ExpectContinue = .never

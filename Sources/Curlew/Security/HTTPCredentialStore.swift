@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// var configuration = SessionConfiguration()
-/// try configuration.credentials.set(
+/// try configuration.httpCredentials.set(
 ///     HTTPCredential(username: "ann", password: secret, method: .digest),
 ///     for: URL(string: "https://api.example.com")!)
 /// ```
@@ -14,7 +14,7 @@ import Foundation
 /// uses the entry for the origin of each hop it makes: the one it starts at, and each redirect
 /// target. No entry is ever sent to another origin — `http` and `https`, or two ports, are two
 /// origins.
-public struct CredentialStore: Sendable, Hashable {
+public struct HTTPCredentialStore: Sendable, Hashable {
     /// Scheme, host and port, normalised: lowercase, no IPv6 brackets or trailing dot, and the
     /// scheme's default port when none is written.
     struct Origin: Sendable, Hashable {
