@@ -55,11 +55,11 @@ struct ScriptedRetrier: RequestInterceptor {
     let calls: Recorder<(String, CurlewError.Kind, Int)>
     let decide: @Sendable (CurlewError, Int) -> RetryResult
 
-    func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
+    func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext) async
         -> RetryResult
     {
-        calls.append((name, error.kind, attempt))
-        return decide(error, attempt)
+        calls.append((name, error.kind, context.attempt))
+        return decide(error, context.attempt)
     }
 }
 

@@ -115,7 +115,7 @@ struct InterceptorCompositionTests {
             delaying,
         ])
         let error = CurlewError(.idleTimeout, "quiet")
-        let decision = await combined.retry(sampleRequest(), for: Fixtures.session, dueTo: error, attempt: 4)
+        let decision = await combined.retry(sampleRequest(), for: Fixtures.session, dueTo: error, context: RetryContext(attempt: 4, firstAttemptStart: .now, attemptStart: .now))
         guard case .retryWithDelay(let delay) = decision else {
             Issue.record("expected the second retrier's decision, got \(decision)")
             return
@@ -127,7 +127,7 @@ struct InterceptorCompositionTests {
         // The closure retrier itself, called through the attempt-only requirement, makes the same context.
         let single: any RequestRetrier = try #require(delaying.retriers.first)
         #expect(!(single is Interceptor))
-        guard case .retryWithDelay(let other) = await single.retry(sampleRequest(), for: Fixtures.session, dueTo: error, attempt: 9)
+        guard case .retryWithDelay(let other) = await single.retry(sampleRequest(), for: Fixtures.session, dueTo: error, context: RetryContext(attempt: 9, firstAttemptStart: .now, attemptStart: .now))
         else {
             Issue.record("expected a delay")
             return
@@ -137,7 +137,7 @@ struct InterceptorCompositionTests {
         #expect(contexts.all.last?.attempt == 9)
 
         let undecided = Interceptor(retriers: [combined.retriers[0]])
-        guard case .doNotRetry = await undecided.retry(sampleRequest(), for: Fixtures.session, dueTo: error, attempt: 1) else {
+        guard case .doNotRetry = await undecided.retry(sampleRequest(), for: Fixtures.session, dueTo: error, context: RetryContext(attempt: 1, firstAttemptStart: .now, attemptStart: .now)) else {
             Issue.record("no retrier decided: expected doNotRetry")
             return
         }

@@ -79,8 +79,8 @@ struct OfflineRetrierTests {
         let retrier = OfflineRetrier(monitor: monitor)
         #expect(isRetry(await retrier.retry(
             request(), for: Fixtures.session, dueTo: refused(), context: context(started: attemptStart))))
-        // Without the attempt's start, that earlier drop is no reason.
-        #expect(isNoDecision(await retrier.retry(request(), for: Fixtures.session, dueTo: refused(), attempt: 1)))
+        // An attempt that started after that drop has no reason to retry.
+        #expect(isNoDecision(await retrier.retry(request(), for: Fixtures.session, dueTo: refused(), context: RetryContext(attempt: 1, firstAttemptStart: .now, attemptStart: .now))))
     }
 
     @Test func otherFailuresAndTheRetryLimit() async {

@@ -175,16 +175,6 @@ public actor AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Re
         }
     }
 
-    /// Attempt-only retries (without timing) are handled like the first attempt.
-    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
-    {
-        let now = ContinuousClock.now
-        return await retry(
-            request, for: session, dueTo: error,
-            context: RetryContext(attempt: attempt, firstAttemptStart: now, attemptStart: now))
-    }
-
     // MARK: Refreshing
 
     /// Joins the refresh under way, or starts one.

@@ -104,16 +104,6 @@ public struct Interceptor: RequestInterceptor, ResponseInterceptor {
         return .doNotRetry
     }
 
-    /// Calls ``retry(_:for:dueTo:context:)`` with a context that has no timing information.
-    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
-    {
-        let now = ContinuousClock.now
-        return await retry(
-            request, for: session, dueTo: error,
-            context: RetryContext(attempt: attempt, firstAttemptStart: now, attemptStart: now))
-    }
-
     /// Runs the response handlers in order.
     public func intercept(_ response: Response<Data>, for session: Session) async throws -> Response<Data> {
         var current = response
@@ -156,11 +146,4 @@ private struct ClosureRetrier: RequestRetrier {
         await decide(request, session, error, context)
     }
 
-    func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
-    {
-        let now = ContinuousClock.now
-        return await decide(
-            request, session, error, RetryContext(attempt: attempt, firstAttemptStart: now, attemptStart: now))
-    }
 }

@@ -75,16 +75,6 @@ public struct OfflineRetrier: RequestInterceptor {
         return .doNotRetry
     }
 
-    /// Decides without knowing when the attempt started: a path that is already back does not
-    /// count as a reason to retry.
-    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
-    {
-        await retry(
-            request, for: session, dueTo: error,
-            context: RetryContext(attempt: attempt, firstAttemptStart: .now, attemptStart: .now))
-    }
-
     private func resolvedMonitor(for session: Session) async -> ReachabilityMonitor? {
         if let monitor { return monitor }
         return await session.reachabilityMonitor()

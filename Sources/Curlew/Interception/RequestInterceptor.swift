@@ -21,24 +21,10 @@ public protocol RequestRetrier: Sendable {
     ///   - request: the request as the adapters made it for the failed attempt (before redirects).
     ///   - session: the session that sent it.
     ///   - error: why the attempt failed.
-    ///   - attempt: the attempt that failed, from 1.
-    func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
-
-    /// Called once per failed attempt, with timing details; by default it calls
-    /// ``retry(_:for:dueTo:attempt:)``. Implement this one when the decision needs the time
-    /// spent so far, as ``RetryPolicy``'s deadline does.
+    ///   - context: the attempt that failed (from 1), and when it and the first one started,
+    ///     for decisions that need the time spent so far, as ``RetryPolicy``'s deadline does.
     func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext) async
         -> RetryResult
-}
-
-extension RequestRetrier {
-    /// Calls ``retry(_:for:dueTo:attempt:)`` with the context's attempt.
-    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext)
-        async -> RetryResult
-    {
-        await retry(request, for: session, dueTo: error, attempt: context.attempt)
-    }
 }
 
 /// Both an adapter and a retrier; each side defaults to doing nothing.
@@ -52,8 +38,8 @@ extension RequestInterceptor {
     public func adapt(_ request: OutgoingRequest, for session: Session) async throws -> OutgoingRequest { request }
 
     /// Does not retry.
-    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
+    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext)
+        async -> RetryResult
     { .doNotRetry }
 }
 

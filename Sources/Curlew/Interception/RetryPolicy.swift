@@ -126,13 +126,6 @@ public struct RetryPolicy: RequestInterceptor {
         return false
     }
 
-    /// Decides with the attempt number only; without timing, the deadline is not applied.
-    public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, attempt: Int) async
-        -> RetryResult
-    {
-        decide(request, error: error, attempt: attempt, elapsed: nil)
-    }
-
     /// Decides about a failed attempt: retry after a delay, or give up.
     public func retry(_ request: OutgoingRequest, for session: Session, dueTo error: CurlewError, context: RetryContext)
         async -> RetryResult
