@@ -26,6 +26,13 @@ final class TransferSettings: Sendable {
     let credential: HTTPCredential?
     /// When a body is preceded by `Expect: 100-continue`.
     let expectContinue: ExpectContinue
+    /// The request's own `CURLOPT_CONNECT_TO` map, when it overrides the session's.
+    let connectToOverride: [HostAndPort: HostAndPort]?
+    /// The request's own IP version, when it overrides the session's.
+    let ipVersionOverride: IPVersionPreference?
+    /// Whether either of the two is set: the pooled handle gets them, and the session's back
+    /// after (see ``EasyHandlePool/prepareNetwork(_:on:request:)``).
+    let overridesNetwork: Bool
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
 
@@ -41,6 +48,9 @@ final class TransferSettings: Sendable {
             proxyOverride = nil
             proxyOverrideTrust = nil
             credential = nil
+            connectToOverride = nil
+            ipVersionOverride = nil
+            overridesNetwork = false
             usesSessionLimits = true
             connectTimeoutMilliseconds = session.timeouts.connect?.curlMilliseconds ?? 0
             return
@@ -54,8 +64,11 @@ final class TransferSettings: Sendable {
         proxyOverrideTrust = options.proxy?.resolvedTrust()
         credential = options.credential
         expectContinue = options.expectContinue ?? session.expectContinue
+        connectToOverride = options.connectTo
+        ipVersionOverride = options.ipVersion
+        overridesNetwork = options.connectTo != nil || options.ipVersion != nil
         usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
-            && options.maximumBodySize == nil
+            && options.maximumBodySize == nil && options.connectTo == nil
         connectTimeoutMilliseconds = timeouts.connect?.curlMilliseconds ?? 0
     }
 
@@ -83,12 +96,15 @@ extension TransferSettings {
     /// overrides none of them costs nothing here.
     func validate(url: @autoclosure () -> URL) throws(CurlewError) {
         if usesSessionLimits && session.limitsAreValid { return }
+        let networkProblem = session.network.problem ?? connectToOverride.flatMap(NetworkControls.connectToProblem)
         try Self.validate(
-            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize, url: url())
+            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
+            networkProblem: networkProblem, url: url())
     }
 
     static func validate(
-        timeouts: Timeouts, proxy: ProxyConfiguration, expectContinue: ExpectContinue, maximumBodySize: Int, url: URL
+        timeouts: Timeouts, proxy: ProxyConfiguration, expectContinue: ExpectContinue, maximumBodySize: Int,
+        networkProblem: String?, url: URL
     ) throws(CurlewError) {
         try check(timeouts.connect, "connect", url: url)
         try check(timeouts.total, "total", url: url)
@@ -108,6 +124,7 @@ extension TransferSettings {
             throw CurlewError(
                 .invalidRequest, "maximumBodySize must be zero or positive, not \(maximumBodySize)", url: url)
         }
+        if let networkProblem { throw CurlewError(.invalidRequest, networkProblem, url: url) }
     }
 
     private static func check(_ limit: Duration?, _ name: StaticString, url: URL) throws(CurlewError) {
