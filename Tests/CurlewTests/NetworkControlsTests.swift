@@ -109,9 +109,9 @@ struct NetworkControlsTests {
         for round in 1...2 {
             await #expect(throws: CurlewError.self, "round \(round)") { try await session.request(url, options: ipv6).data() }
             #expect(server.requestCount(path: "/anything/ip-version") == 2 * (round - 1))
-            _ = try await session.request(url, options: ipv4).validate().data()
             // Would fail if IPv6-only stayed on the pooled handle.
             _ = try await session.request(url).validate().data()
+            _ = try await session.request(url, options: ipv4).validate().data()
             #expect(server.requestCount(path: "/anything/ip-version") == 2 * round)
         }
         #expect(session.request(url, options: ipv6).cURLDescription().contains(" -6 "))
