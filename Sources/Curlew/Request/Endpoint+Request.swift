@@ -99,6 +99,8 @@ extension RequestOptions {
         merged.waitsForConnectivity = waitsForConnectivity ?? base.waitsForConnectivity
         merged.cachePolicy = cachePolicy ?? base.cachePolicy
         merged.responseCacher = responseCacher ?? base.responseCacher
+        merged.connectTo = connectTo ?? base.connectTo
+        merged.ipVersion = ipVersion ?? base.ipVersion
         return merged
     }
 }
