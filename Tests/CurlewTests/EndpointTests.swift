@@ -251,6 +251,8 @@ struct EndpointTests {
         full.responseCacher = .doNotCache
         full.waitsForConnectivity = .seconds(5)
         full.cookieStorage = .disabled
+        full.connectTo = [HostAndPort("a.test", port: 443): HostAndPort("127.0.0.1", port: 8443)]
+        full.ipVersion = .ipv4Only
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options.values).children.compactMap { child in
                 guard let label = child.label else { return nil }

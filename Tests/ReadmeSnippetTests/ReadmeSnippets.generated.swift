@@ -402,8 +402,31 @@ enum ReadmeBlock26 {
     }
 }
 
-// ### HTTP authentication, block 27
+// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 27
 enum ReadmeBlock27 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        // Connect to 127.0.0.1 for api.test:8443; the request still says Host: api.test:8443 (and TLS checks that name).
+        configuration.network.hostAddresses[HostAndPort("api.test", port: 8443)] = ["127.0.0.1", "::1"]
+        // Connect to another host and port for one: `Host` and TLS still name api.test:443.
+        configuration.network.connectTo[HostAndPort("api.test", port: 443)] = HostAndPort("10.0.0.7", port: 8443)
+        configuration.network.ipVersion = .ipv4Only                       // .any (default), .ipv4Only, .ipv6Only
+        configuration.network.happyEyeballsDelay = .milliseconds(100)      // libcurl's default: 200 ms
+        configuration.network.dnsCacheLifetime = .seconds(10)              // .zero caches nothing; default 60 s
+        configuration.network.maximumConnectionIdleTime = .seconds(30)     // pooled connections; default 118 s
+        configuration.network.maximumConnectionLifetime = .seconds(300)    // default: no limit
+        configuration.network.outgoingInterface = .interface("eth0")       // or .host("192.0.2.10"), .name("eth0")
+        configuration.network.localPorts = 40000...40099                   // source ports, tried in order
+
+        var options = RequestOptions()                                     // per request, over the session's:
+        options.connectTo = [HostAndPort("api.test", port: 443): HostAndPort("10.0.0.8", port: 443)]
+        options.ipVersion = .ipv6Only
+        _ = (configuration, options)
+    }
+}
+
+// ### HTTP authentication, block 28
+enum ReadmeBlock28 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -418,8 +441,8 @@ enum ReadmeBlock27 {
     }
 }
 
-// ### Run a task on the session's thread, block 28
-enum ReadmeBlock28 {
+// ### Run a task on the session's thread, block 29
+enum ReadmeBlock29 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -431,8 +454,8 @@ enum ReadmeBlock28 {
     }
 }
 
-// ### Errors, block 29
-enum ReadmeBlock29 {
+// ### Errors, block 30
+enum ReadmeBlock30 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -442,8 +465,8 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### Errors, block 30
-enum ReadmeBlock30 {
+// ### Errors, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         Task {
             do {
@@ -457,8 +480,8 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 31
-enum ReadmeBlock31 {
+// ### Print a request: `print`, `debugPrint` and curl, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -485,16 +508,16 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 32
-enum ReadmeBlock32 {
+// ### Print a request: `print`, `debugPrint` and curl, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 33
-enum ReadmeBlock33 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -512,8 +535,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Turning failures into your own errors, block 34
-enum ReadmeBlock34 {
+// ### Turning failures into your own errors, block 35
+enum ReadmeBlock35 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -539,8 +562,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 35
-enum ReadmeBlock35 {
+// ### Retrying with `RetryPolicy`, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -554,8 +577,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Network reachability, block 36
-enum ReadmeBlock36 {
+// ### Network reachability, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -571,8 +594,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Network reachability, block 37
-enum ReadmeBlock37 {
+// ### Network reachability, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -584,8 +607,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### OAuth2, block 38
-enum ReadmeBlock38 {
+// ### OAuth2, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -603,8 +626,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### OAuth2, block 39
-enum ReadmeBlock39 {
+// ### OAuth2, block 40
+enum ReadmeBlock40 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -621,8 +644,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### HTTP cache, block 40
-enum ReadmeBlock40 {
+// ### HTTP cache, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -636,8 +659,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Cookies, block 41
-enum ReadmeBlock41 {
+// ### Cookies, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -649,8 +672,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### Cookies, block 42
-enum ReadmeBlock42 {
+// ### Cookies, block 43
+enum ReadmeBlock43 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -670,8 +693,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### Observing and logging, block 43
-enum ReadmeBlock43 {
+// ### Observing and logging, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -681,10 +704,10 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### Tracing and metrics, block 44: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 45: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 45
-enum ReadmeBlock45 {
+// ### Tracing and metrics, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -704,8 +727,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ## OpenAPI clients, block 46
-enum ReadmeBlock46 {
+// ## OpenAPI clients, block 47
+enum ReadmeBlock47 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -716,4 +739,4 @@ enum ReadmeBlock46 {
     }
 }
 
-// ## OpenAPI clients, block 47: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 48: calls a generated OpenAPI client, not compiled here.

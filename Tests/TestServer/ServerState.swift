@@ -11,6 +11,7 @@ final class ServerState: Sendable {
         var connections = 0
         var openChannels: [ObjectIdentifier: any Channel] = [:]
         var peakOpenChannels = 0
+        var peers: [(address: String, port: Int)] = []
         var isShutDown = false
     }
 
@@ -24,6 +25,9 @@ final class ServerState: Sendable {
         counters.withLock { state in
             guard !state.isShutDown else { return false }
             state.connections += 1
+            if let peer = channel.remoteAddress {
+                state.peers.append((peer.ipAddress ?? "\(peer)", peer.port ?? 0))
+            }
             state.openChannels[ObjectIdentifier(channel)] = channel
             state.peakOpenChannels = max(state.peakOpenChannels, state.openChannels.count)
             return true
@@ -58,6 +62,11 @@ final class ServerState: Sendable {
     /// How many TCP connections were accepted so far.
     var connectionCount: Int {
         counters.withLock { $0.connections }
+    }
+
+    /// The client's address and port of each accepted connection, in the order accepted.
+    var connectionPeers: [(address: String, port: Int)] {
+        counters.withLock { $0.peers }
     }
 
     /// How many accepted connections are still open.

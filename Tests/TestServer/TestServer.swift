@@ -56,8 +56,9 @@ public final class TestServer: Sendable {
     /// Starts a server on `host` (a literal IP address) and a free port chosen by the system.
     ///
     /// When `host` is `127.0.0.1`, the server also listens on `::1` at the same port if it can, so
-    /// that `localhost` reaches it whichever address a client tries first.
-    public static func start(host: String = "127.0.0.1") async throws -> TestServer {
+    /// that `localhost` reaches it whichever address a client tries first — unless
+    /// `alsoOnIPv6Loopback` is false (for tests that need a server on IPv4 only).
+    public static func start(host: String = "127.0.0.1", alsoOnIPv6Loopback: Bool = true) async throws -> TestServer {
         let state = ServerState()
         let bootstrap = makeBootstrap(state: state)
         let primary: any Channel
@@ -71,7 +72,7 @@ public final class TestServer: Sendable {
             throw TestServerError("the listener on \(host) has no port")
         }
         var listeners = [primary]
-        if host == "127.0.0.1", let secondary = try? await bootstrap.bind(host: "::1", port: port).get() {
+        if host == "127.0.0.1", alsoOnIPv6Loopback, let secondary = try? await bootstrap.bind(host: "::1", port: port).get() {
             listeners.append(secondary)
         }
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -204,6 +205,12 @@ public final class TestServer: Sendable {
     /// requests share one connection, so this grows slower than ``totalRequestCount``.
     public var connectionCount: Int {
         state.connectionCount
+    }
+
+    /// The client's IP address and port of each accepted TCP connection, in the order accepted
+    /// (for tests of the local address and port a client binds to).
+    public var connectionPeers: [(address: String, port: Int)] {
+        state.connectionPeers
     }
 
     /// How many accepted connections are still open.

@@ -81,6 +81,9 @@ final class CurlLoopThreadState: @unchecked Sendable {
             context.trustPolicy = try handles.prepareTrust(on: handle, request: request)
             try context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
             try handles.prepareUnixSocket(context.unixSocket, on: handle, request: request)
+            if context.settings.overridesNetwork || handle.networkOverridden {
+                try handles.prepareNetwork(context.settings, on: handle, request: request)
+            }
         } catch {
             recycle(handle)
             context.easy = nil

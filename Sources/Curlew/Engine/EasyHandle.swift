@@ -45,6 +45,12 @@ final class EasyHandle {
     /// Whether the `CURLOPT_PROXY_*` TLS options hold an HTTPS proxy's trust policy rather than
     /// libcurl's defaults, so they must be set back for a request without one.
     var hasProxyTrust = false
+    /// Whether a request's own `CURLOPT_CONNECT_TO` or `CURLOPT_IPRESOLVE` is set, so the
+    /// session's must be set again on reuse.
+    var networkOverridden = false
+    /// The `CURLOPT_CONNECT_TO` list of a request's own mapping, which libcurl reads but does
+    /// not copy: freed when replaced and with the handle.
+    var connectToList: UnsafeMutablePointer<curl_slist>?
     /// Whether the last hop went over a Unix-domain socket, so the option must be cleared.
     var onUnixSocket = false
     /// The index of the trust policy whose TLS options the handle has, when not libcurl's defaults.
@@ -128,6 +134,8 @@ final class EasyHandle {
         curl_url_cleanup(parsedURL)
         errorBuffer.deallocate()
         curlew_head_buffer_free(headBuffer)
+        if let connectToList { curl_slist_free_all(connectToList) }
+        connectToList = nil
         transfer = nil
         owner = nil
     }

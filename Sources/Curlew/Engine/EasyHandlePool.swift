@@ -22,6 +22,13 @@ final class EasyHandlePool {
     /// Accept-Language — as one libcurl list, made once and shared by the requests that add none
     /// of their own. Freed by ``removeAll()``, after the last handle.
     private(set) var sessionHeaders: UnsafeMutablePointer<curl_slist>?
+    /// The session's `CURLOPT_RESOLVE` and `CURLOPT_CONNECT_TO` lists (see ``NetworkControls``),
+    /// made once, nil when empty or when the controls are invalid (requests then fail in
+    /// ``TransferSettings/validate(url:)``). libcurl does not copy them: freed by ``removeAll()``.
+    private(set) var sessionResolveList: UnsafeMutablePointer<curl_slist>?
+    private(set) var sessionConnectToList: UnsafeMutablePointer<curl_slist>?
+    /// Whether the session's network controls are valid, so they are set on each new handle.
+    private let networkIsValid: Bool
     /// `no_proxy` and the loopback hosts, read once: what the environment proxy skips.
     private let environmentBypass = ProxyConfiguration.environmentBypassList()
     /// The session's trust configuration, checked once (see ``ResolvedTrust``).
@@ -51,6 +58,19 @@ final class EasyHandlePool {
         for field in fields {
             sessionHeaders = curl_slist_append(sessionHeaders, TransferContext.curlHeaderLine(field))
         }
+        let network = configuration.network
+        networkIsValid = network.problem == nil
+        if networkIsValid {
+            sessionResolveList = Self.list(network.resolveLines)
+            sessionConnectToList = Self.list(NetworkControls.connectToLines(network.connectTo))
+        }
+    }
+
+    /// `lines` as a libcurl list; nil when there are none.
+    static func list(_ lines: [String]) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines { list = curl_slist_append(list, line) }
+        return list
     }
 
     /// A configured handle, reused when one is idle.
@@ -94,6 +114,10 @@ final class EasyHandlePool {
         idle.removeAll()
         if let sessionHeaders { curl_slist_free_all(sessionHeaders) }
         sessionHeaders = nil
+        if let sessionResolveList { curl_slist_free_all(sessionResolveList) }
+        sessionResolveList = nil
+        if let sessionConnectToList { curl_slist_free_all(sessionConnectToList) }
+        sessionConnectToList = nil
     }
 
     private func configureSessionOptions(_ easy: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
@@ -125,6 +149,7 @@ final class EasyHandlePool {
         // is reported from its status (`CURLINFO_HTTP_CONNECTCODE`, see CurlErrorMapping).
         try options.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         try applyProxy(configuration.proxy, trust: sessionProxyTrust, on: easy, options)
+        if networkIsValid { try applyNetworkControls(configuration.network, options) }
         // TLS options are libcurl's defaults here (verify the peer and the host, the system's
         // certificate authorities); non-uniform trust configurations set them per hop in
         // `prepareTrust(on:request:)`.

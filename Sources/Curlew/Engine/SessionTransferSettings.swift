@@ -23,6 +23,8 @@ final class SessionTransferSettings: Sendable {
     let storesCookies: Bool
     let credentials: HTTPCredentialStore
     let expectContinue: ExpectContinue
+    /// DNS overrides, IP version, pool limits and local binding (see ``NetworkControls``).
+    let network: NetworkControls
     /// Whether the session's own limits pass ``TransferSettings/validate(url:)``: a request
     /// that overrides none of them needs no check of its own.
     let limitsAreValid: Bool
@@ -44,8 +46,9 @@ final class SessionTransferSettings: Sendable {
         storesCookies = configuration.cookieStorage != nil
         credentials = configuration.httpCredentials
         expectContinue = configuration.expectContinue
+        network = configuration.network
         limitsAreValid = (try? TransferSettings.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
-            url: URL(fileURLWithPath: "/"))) != nil
+            networkProblem: network.problem, url: URL(fileURLWithPath: "/"))) != nil
     }
 }

@@ -31,6 +31,13 @@ final class TransferSettings: Sendable {
     let cookieStorage: (any CookieStorage)?
     /// Whether there is a ``cookieStorage`` (a Bool, cheaper to ask than the existential).
     let storesCookies: Bool
+    /// The request's own `CURLOPT_CONNECT_TO` map, when it overrides the session's.
+    let connectToOverride: [HostAndPort: HostAndPort]?
+    /// The request's own IP version, when it overrides the session's.
+    let ipVersionOverride: IPVersionPreference?
+    /// Whether either of the two is set: the pooled handle gets them, and the session's back
+    /// after (see ``EasyHandlePool/prepareNetwork(_:on:request:)``).
+    let overridesNetwork: Bool
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
 
@@ -48,6 +55,9 @@ final class TransferSettings: Sendable {
             credential = nil
             cookieStorage = session.cookieStorage
             storesCookies = session.storesCookies
+            connectToOverride = nil
+            ipVersionOverride = nil
+            overridesNetwork = false
             usesSessionLimits = true
             connectTimeoutMilliseconds = session.timeouts.connect?.curlMilliseconds ?? 0
             return
@@ -68,8 +78,11 @@ final class TransferSettings: Sendable {
             storesCookies = session.storesCookies
         }
         expectContinue = options.expectContinue ?? session.expectContinue
+        connectToOverride = options.connectTo
+        ipVersionOverride = options.ipVersion
+        overridesNetwork = options.connectTo != nil || options.ipVersion != nil
         usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
-            && options.maximumBodySize == nil
+            && options.maximumBodySize == nil && options.connectTo == nil
         connectTimeoutMilliseconds = timeouts.connect?.curlMilliseconds ?? 0
     }
 
@@ -95,12 +108,15 @@ extension TransferSettings {
     /// overrides none of them costs nothing here.
     func validate(url: @autoclosure () -> URL) throws(CurlewError) {
         if usesSessionLimits && session.limitsAreValid { return }
+        let networkProblem = session.network.problem ?? connectToOverride.flatMap(NetworkControls.connectToProblem)
         try Self.validate(
-            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize, url: url())
+            timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
+            networkProblem: networkProblem, url: url())
     }
 
     static func validate(
-        timeouts: Timeouts, proxy: ProxyConfiguration, expectContinue: ExpectContinue, maximumBodySize: Int, url: URL
+        timeouts: Timeouts, proxy: ProxyConfiguration, expectContinue: ExpectContinue, maximumBodySize: Int,
+        networkProblem: String?, url: URL
     ) throws(CurlewError) {
         try check(timeouts.connect, "connect", url: url)
         try check(timeouts.total, "total", url: url)
@@ -120,6 +136,7 @@ extension TransferSettings {
             throw CurlewError(
                 .invalidRequest, "maximumBodySize must be zero or positive, not \(maximumBodySize)", url: url)
         }
+        if let networkProblem { throw CurlewError(.invalidRequest, networkProblem, url: url) }
     }
 
     private static func check(_ limit: Duration?, _ name: StaticString, url: URL) throws(CurlewError) {

@@ -98,6 +98,14 @@ enum CURLCommand {
         default: parts += ["-X", quote(request.method.rawValue)]
         }
         if configuration.automaticDecompression { parts.append("--compressed") }
+        var unprintable: [String] = []
+        if !configuration.network.isDefault || request.options.connectTo != nil || request.options.ipVersion != nil {
+            let network = NetworkControls.curlArguments(
+                configuration.network, connectTo: request.options.connectTo ?? configuration.network.connectTo,
+                ipVersion: request.options.ipVersion ?? configuration.network.ipVersion)
+            parts += network.arguments
+            unprintable = network.unprintable
+        }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy, revealing: revealing)
         // curl uses no proxy for a Unix socket.
         if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy, revealing: revealing) }
@@ -139,6 +147,8 @@ enum CURLCommand {
         }
         let url = socket.flatMap { URL(string: $0.curlURL) } ?? request.url
         parts.append(quote(revealing ? url.absoluteString : Redaction.string(url)))
+        // What the curl tool has no flag for, after the URL so the command still runs.
+        if !unprintable.isEmpty { parts.append("# libcurl only: " + unprintable.joined(separator: " ")) }
         return parts.joined(separator: " ")
     }
 

@@ -100,6 +100,8 @@ extension RequestOptions {
         merged.cachePolicy = cachePolicy ?? base.cachePolicy
         merged.responseCacher = responseCacher ?? base.responseCacher
         merged.cookieStorage = cookieStorage ?? base.cookieStorage
+        merged.connectTo = connectTo ?? base.connectTo
+        merged.ipVersion = ipVersion ?? base.ipVersion
         return merged
     }
 }

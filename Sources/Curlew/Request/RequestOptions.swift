@@ -84,12 +84,25 @@ public struct RequestOptions: Sendable {
         get { storage.values.waitsForConnectivity }
         set { update { $0.waitsForConnectivity = newValue } }
     }
+    /// Other hosts and ports to connect to (`CURLOPT_CONNECT_TO`), instead of the session's
+    /// ``NetworkControls/connectTo``; an empty map turns the session's off for this request.
+    /// A pooled connection made with a mapping carries only requests with the same one.
+    public var connectTo: [HostAndPort: HostAndPort]? {
+        get { storage.values.connectTo }
+        set { update { $0.connectTo = newValue } }
+    }
+    /// Which IP versions this request may connect over (`CURLOPT_IPRESOLVE`), instead of the
+    /// session's ``NetworkControls/ipVersion``.
+    public var ipVersion: IPVersionPreference? {
+        get { storage.values.ipVersion }
+        set { update { $0.ipVersion = newValue } }
+    }
 
     /// The fields as one value (for tests that enumerate them).
     var values: Values { storage.values }
 
     /// True for options made by `RequestOptions()` and never changed since, which override
-    /// nothing: one comparison of references, where reading every field would take twelve.
+    /// nothing: one comparison of references, where reading every field would take fourteen.
     var isUntouchedDefault: Bool { storage === Storage.empty }
 
     private mutating func update(_ change: (inout Values) -> Void) {
@@ -111,6 +124,8 @@ public struct RequestOptions: Sendable {
         var responseCacher: ResponseCacher?
         var waitsForConnectivity: Duration?
         var cookieStorage: RequestCookieStorage?
+        var connectTo: [HostAndPort: HostAndPort]?
+        var ipVersion: IPVersionPreference?
     }
 
     /// The box the copies share.

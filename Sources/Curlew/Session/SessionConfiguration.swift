@@ -7,6 +7,10 @@ import Logging
 public struct SessionConfiguration: Sendable {
     /// Connect, total and idle timeouts; each set limit must be positive (see ``Timeouts``).
     public var timeouts: Timeouts = .default
+    /// How connections are made and kept: DNS overrides, IPv4/IPv6, the happy-eyeballs
+    /// delay, the DNS cache, connection age limits and the local interface and ports. All
+    /// off by default; see ``NetworkControls``.
+    public var network: NetworkControls = .default
     /// How redirects are followed.
     public var redirectPolicy: RedirectPolicy = .default
     /// The largest body collected in memory (by `data()`, `decode`, …); past it the request
