@@ -140,6 +140,8 @@ struct AuthenticationTests {
         /// Counts the rejections the interceptor asked about (``isRequest(_:authenticatedWith:)``
         /// runs in its retry, just before it joins or starts a refresh).
         var judged: CallCounter?
+        /// Counts the calls of ``didRequest(_:failDueToAuthenticationError:)``.
+        var asked: CallCounter?
 
         func apply(_ credential: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[Self.header] = credential.key
@@ -147,6 +149,11 @@ struct AuthenticationTests {
 
         func refresh(_ credential: APIKey, for session: Session) async throws -> APIKey {
             APIKey(key: try await session.uninterceptedRequest(OutgoingRequest(url: rotateURL, method: .post)).string())
+        }
+
+        func didRequest(_ request: OutgoingRequest, failDueToAuthenticationError error: CurlewError) -> Bool {
+            _ = asked?.next()
+            return error.status?.code == 401
         }
 
         func isRequest(_ request: OutgoingRequest, authenticatedWith credential: APIKey) -> Bool {
@@ -203,5 +210,26 @@ struct AuthenticationTests {
         #expect(keys.count("key-1") == 30, "every request was sent once with the old key")
         #expect(keys.count("key-2") == 30, "and once with the new one")
         #expect(keys.count("none") == 0)
+    }
+
+    /// Alamofire asks `didRequest` once per failed attempt; the interceptor's response side and
+    /// its retry side both need the answer, and the second must not ask again.
+    @Test(arguments: [false, true])
+    func didRequestIsAskedOncePerRejectedAttempt(validating: Bool) async throws {
+        let server = try await ScriptedHTTPServer.start { request in
+            if request.path == "/rotate" { return .text("key-2") }
+            return request.header("X-API-Key") == "key-2" ? .text("ok") : .text("bad key", status: 401)
+        }
+        defer { Task { await server.shutdown() } }
+        let asked = CallCounter()
+        let auth = AuthenticationInterceptor(
+            authenticator: APIKeyAuthenticator(rotateURL: server.url("/rotate"), asked: asked), credential: APIKey(key: "key-1"),
+            scope: .hosts(["127.0.0.1"]))
+        let session = Session(interceptors: [auth])
+        defer { Task { await session.shutdown() } }
+        let request = session.request(server.url("/data"))
+        if validating { request.validate() }
+        #expect(try await request.string() == "ok")
+        #expect(asked.count() == 1, "asked \(asked.count()) times for one rejected attempt")
     }
 }

@@ -359,6 +359,10 @@ enum ReadmeBlock24 {
                 .wildcard("*.corp.example"): TrustPolicy.certificateAuthorities([.file("/etc/corp/ca.pem")])
                     .minimumTLSVersion(.v1_3)
                     .clientCertificate(.pkcs12(file: "/etc/corp/me.p12", passphrase: secret)),
+                // A pinned key on a server whose chain ends at a private CA: the chain is validated
+                // against that CA, not the system's (without it, the system would refuse the chain).
+                .exact("billing.corp.example"): TrustPolicy.publicKeys(["sha256//4Fq8qeFhb1tNvQdKo+0Zt4a3nR0rT2CqB0xq8Eu1nZk="])
+                    .validatingChain(against: [.file("/etc/corp/ca.pem")]),
                 // A self-signed device, known by its leaf fingerprint as openssl prints it.
                 .exact("192.168.1.20"): .fingerprints([.sha256("AB:CD:…:EF")], validateChain: false),
                 .domainAndSubdomains("lab.test"): .custom { trust in

@@ -139,7 +139,8 @@ public actor AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Re
             "HTTP \(response.status.code) \(response.status.reasonPhrase): the server did not accept the credential",
             url: response.url, responseHead: response.head, responseBody: response.value)
         guard authenticator.didRequest(response.request, failDueToAuthenticationError: error) else { return response }
-        throw error
+        // Marked, so that the retry side does not ask `didRequest` a second time.
+        throw error.replacing(underlying: CredentialRejection())
     }
 
     /// Retries a request rejected for its credential: at once when a newer credential exists,
@@ -150,7 +151,8 @@ public actor AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Re
         // Refresh failures (even with a 401 from the token endpoint) are final, not rejections.
         guard error.kind != .authenticationFailed, scope.contains(request.url),
             error.url.map({ RedirectRules.isSameOrigin($0, request.url) }) ?? true,
-            authenticator.didRequest(request, failDueToAuthenticationError: error), let credential
+            error.underlying is CredentialRejection || authenticator.didRequest(request, failDueToAuthenticationError: error),
+            let credential
         else { return .doNotRetry }
         if !authenticator.isRequest(request, authenticatedWith: credential) {
             // Sent with an older credential: the next attempt gets the current one.
@@ -256,3 +258,7 @@ public actor AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Re
             .authenticationFailed, "refreshing the credential failed: \(error)", url: url, underlying: error)
     }
 }
+
+/// Marks the error of a response the authenticator already judged a rejection of its
+/// credential (``AuthenticationInterceptor/intercept(_:for:)``), so that it is asked once.
+struct CredentialRejection: Error, Sendable {}
