@@ -54,7 +54,7 @@ let page = try await session.request(users).validate().decode([User].self)
 do {
     _ = try await session.request(url).validate().data()
 } catch {                                           // error: CurlewError (typed throws)
-    if error.kind == .unacceptableStatus { print(error.status?.code ?? 0, error.responseBodyString ?? "") }
+    if error.kind == .unacceptableStatus { print(error.status?.code ?? 0, error.responseBodyText ?? "") }
 }
 // snippet.end
 

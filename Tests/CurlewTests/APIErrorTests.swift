@@ -18,7 +18,7 @@ struct APIErrorTests {
     func use<S: ResponseSerializer>(_ serializer: S) -> S { serializer }
 
     @Test func successUsesTheBaseSerializer() throws {
-        let user = try use(.decodable(User.self, errorType: ServiceError.self)).serialize(Support.response(#"{"id":3}"#))
+        let user = try use(.decodable(User.self).decodingErrors(as: ServiceError.self)).serialize(Support.response(#"{"id":3}"#))
         #expect(user == User(id: 3))
     }
 
@@ -26,7 +26,7 @@ struct APIErrorTests {
         let body = #"{"code":"E42","message":"Database error","details":{"table":"users"}}"#
         let response = Support.response(body, status: .unprocessableContent)
         do {
-            _ = try use(.decodable(User.self, errorType: ServiceError.self)).serialize(response)
+            _ = try use(.decodable(User.self).decodingErrors(as: ServiceError.self)).serialize(response)
             Issue.record("a 422 must throw")
         } catch let error as CurlewError {
             #expect(error.kind == .unacceptableStatus)
@@ -34,7 +34,7 @@ struct APIErrorTests {
             #expect(error.status == .unprocessableContent)
             #expect(error.url == Support.url)
             #expect(error.responseBody == Data(body.utf8))
-            #expect(error.responseBodyString == body)
+            #expect(error.responseBodyText == body)
             #expect(error.responseBodyText == body)
             #expect(error.responseJSON["details"]["table"].string == "users")
             #expect(error.description.contains("422"))
@@ -50,7 +50,7 @@ struct APIErrorTests {
         #expect(error?.kind == .unacceptableStatus)
         #expect(error?.status == .badGateway)
         #expect(error?.apiError(as: ServiceError.self) == nil)
-        #expect(error?.responseBodyString == "<html>Bad Gateway</html>")
+        #expect(error?.responseBodyText == "<html>Bad Gateway</html>")
         #expect(error?.responseJSON == .null)
         #expect(error?.underlying is DecodingError)
         let empty = try? #require(throws: CurlewError.self) {
@@ -64,7 +64,7 @@ struct APIErrorTests {
         let response = Support.response(latin1, status: .badRequest, contentType: "text/plain; charset=ISO-8859-1")
         let error = APIErrorDecoder(ServiceError.self).error(for: response)
         #expect(error.responseBodyText == "café")
-        #expect(error.responseBodyString == "caf\u{FFFD}")
+        #expect(error.responseBody.map { String(decoding: $0, as: UTF8.self) } == "caf\u{FFFD}")
     }
 
     @Test func validateHonoursTheAcceptableRange() throws {

@@ -32,7 +32,7 @@ struct JSONStreamDecodingTests {
             #expect(decoded == entries, "chunk size \(size)")
         }
         for cut in 0...bytes.count {
-            let decoded = try await Support.collect(TestChunks(bytes, cuts: [cut]).decodeStream(Entry.self, framing: .ndjson))
+            let decoded = try await Support.collect(TestChunks(bytes, cuts: [cut]).decodeStream(Entry.self, framing: .jsonLines))
             #expect(decoded == entries, "cut at \(cut)")
         }
     }
@@ -71,7 +71,7 @@ struct JSONStreamDecodingTests {
 
     @Test func recordLengthLimit() async throws {
         let text = "[1]\n[" + String(repeating: "1,", count: 100) + "1]\n"
-        let framing = StreamFraming.jsonLines(maximumLineLength: 64)
+        let framing = StreamFraming.jsonLines.maximumRecordLength(64)
         var iterator = TestChunks(text, chunkSize: 16).decodeStream(JSON.self, framing: framing).makeAsyncIterator()
         #expect(try await iterator.next() == [1])
         do {

@@ -68,7 +68,7 @@ struct MutualTLSTests {
             // nginx completes the handshake and answers 400 with its reason.
             #expect(error.kind == .unacceptableStatus, "\(error)")
             #expect(error.status?.code == 400)
-            #expect(error.responseBodyString?.contains("SSL certificate") == true, "\(error.responseBodyString ?? "")")
+            #expect(error.responseBodyText?.contains("SSL certificate") == true, "\(error.responseBodyText ?? "")")
             await session.shutdown()
         }
     }

@@ -182,7 +182,7 @@ struct OAuth2ThreatTests {
             let error = await failure(session.request(server.url("/resource/x")))
             #expect(error?.kind == .authenticationFailed, "\(String(describing: error))")
             #expect(error?.message.contains(answer.mentions) == true, "\(String(describing: error))")
-            #expect(error?.responseBodyString?.contains(HostileAnswer.secret) != true, "the answer's tokens are hidden")
+            #expect(error?.responseBodyText?.contains(HostileAnswer.secret) != true, "the answer's tokens are hidden")
             #expect(error.map { "\($0)" }?.contains(HostileAnswer.secret) == false)
         }
         #expect(server.received.filter { $0.path.hasPrefix("/resource") }.isEmpty, "nothing was sent with a bad token")

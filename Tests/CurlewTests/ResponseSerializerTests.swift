@@ -54,7 +54,7 @@ struct ResponseSerializerTests {
         #expect(error?.kind == .serializationFailed)
         #expect(error?.message.contains("not valid JSON") == true)
         #expect(error?.underlying != nil)
-        #expect(error?.responseBodyString == "{\"a\": tru")
+        #expect(error?.responseBodyText == "{\"a\": tru")
     }
 
     @Test func xssiPrefixIsStripped() throws {

@@ -1,4 +1,4 @@
-import Curlew
+@testable import Curlew
 import Foundation
 import HTTPTypes
 import Testing
@@ -48,7 +48,7 @@ struct RetryNetworkTests {
         } catch {
             #expect(error.kind == .retryLimitExceeded)
             #expect(error.status?.code == 502)
-            #expect(error.responseBodyString == "failure 4")
+            #expect(error.responseBodyText == "failure 4")
         }
         #expect(counter.count("/fail/99/b") == 4, "one attempt and three retries")
     }

@@ -1,4 +1,4 @@
-import Curlew
+@testable import Curlew
 import Foundation
 import Testing
 import TestServer

@@ -88,7 +88,7 @@ struct XMLResponseSerializerTests {
         #expect(error?.kind == .serializationFailed)
         #expect((error?.underlying as? FeedError)?.reason == "not an RSS document: <feed>")
         #expect(error?.url?.absoluteString == "http://127.0.0.1:8080/feed.xml")
-        #expect(error?.responseBodyString == "<feed/>")
+        #expect(error?.responseBodyText == "<feed/>")
         #expect(error?.status == .ok)
     }
 

@@ -464,7 +464,7 @@ enum ReadmeBlock30 {
         do {
             _ = try await session.request(url).validate().data()
         } catch {                                   // error: CurlewError
-            if error.kind == .unacceptableStatus { print(error.status?.code ?? 0, error.responseBodyString ?? "") }
+            if error.kind == .unacceptableStatus { print(error.status?.code ?? 0, error.responseBodyText ?? "") }
         }
     }
 }

@@ -34,9 +34,9 @@ import Synchronization
 /// they only touch memory. Persist with ``save(to:includingSessionCookies:now:)``.
 public final class CookieJar: Sendable {
     /// Cookies kept per domain before the least recently used are dropped.
-    public static let maximumCookiesPerDomain = 50
+    static let maximumCookiesPerDomain = 50
     /// Cookies kept in all before the least recently used are dropped.
-    public static let maximumCookies = 3000
+    static let maximumCookies = 3000
 
     /// Extra public suffixes (such as `"corp.example"`) for which no cookie may be set.
     public let additionalPublicSuffixes: Set<String>
@@ -67,7 +67,7 @@ public final class CookieJar: Sendable {
     /// Stores the cookies of `Set-Cookie` field values received from `url`; invalid or unsafe
     /// ones are ignored, as RFC 6265 requires. An expired cookie deletes the stored one. A
     /// cookie from an insecure channel that would replace or shadow a `Secure` cookie is ignored.
-    public func storeCookies(setCookieFields: [String], for url: URL, now: Date = Date()) {
+    func storeCookies(setCookieFields: [String], for url: URL, now: Date = Date()) {
         let parsed = SetCookieParser.cookies(from: setCookieFields, for: url, now: now, publicSuffixes: additionalPublicSuffixes)
         guard !parsed.isEmpty else { return }
         let insecureChannel = !CookieRules.isSecureChannel(url)
@@ -92,7 +92,7 @@ public final class CookieJar: Sendable {
     ///     request as same-site.
     ///   - method: the request method, for `SameSite=Lax`.
     ///   - now: the time against which cookies expire.
-    public func cookieHeader(
+    func cookieHeader(
         for url: URL, siteForCookies: URL? = nil, method: HTTPRequest.Method = .get, now: Date = Date()
     ) -> String? {
         CookieRules.headerValue(cookies(for: url, siteForCookies: siteForCookies, method: method, now: now, touching: true))

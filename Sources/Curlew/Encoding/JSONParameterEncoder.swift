@@ -8,7 +8,7 @@ import HTTPTypes
 /// `application/json` unless the caller set one.
 public struct JSONParameterEncoder: ParameterEncoder {
     /// The `Content-Type` set.
-    public static let contentType = "application/json"
+    static let contentType = "application/json"
 
     /// The encoder for `Encodable` values.
     public let encoder: JSONEncoder

@@ -1,24 +1,25 @@
 import Foundation
 
-/// A built-in table from file extensions to MIME types, used to label multipart file parts.
+/// A built-in table from file extensions to MIME types, used to label file bodies and
+/// multipart file parts.
 ///
 /// ```swift
 /// MIMEType.forFileExtension("PNG")          // "image/png"
 /// MIMEType.forFileName("report.tar.gz")     // "application/gzip"
 /// MIMEType.forFileName("notes.unknown")     // "application/octet-stream"
 /// ```
-public enum MIMEType {
+enum MIMEType {
     /// The type for an unknown extension.
-    public static let fallback = "application/octet-stream"
+    static let fallback = "application/octet-stream"
 
     /// The type for a file extension (without the dot, any case), or nil when it is not in
     /// the table.
-    public static func forFileExtension(_ fileExtension: String) -> String? {
+    static func forFileExtension(_ fileExtension: String) -> String? {
         table[fileExtension.lowercased()]
     }
 
     /// The type for a file name from its last extension, or ``fallback``.
-    public static func forFileName(_ fileName: String) -> String {
+    static func forFileName(_ fileName: String) -> String {
         guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return fallback }
         return forFileExtension(String(fileName[fileName.index(after: dot)...])) ?? fallback
     }

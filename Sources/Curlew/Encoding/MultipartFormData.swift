@@ -8,10 +8,10 @@ import HTTPTypes
 /// try form.append("Ann", withName: "name")
 /// try form.append(fileAt: videoURL, withName: "video")          // video/quicktime, "clip.mov"
 /// try form.append(jpegData, withName: "avatar", fileName: "me.jpg")
-/// try form.encode(into: &request)   // sets the body and Content-Type with the boundary
+/// let upload = session.upload(.multipart(form), to: url)   // Content-Type with the boundary
 /// ```
 ///
-/// Below ``defaultInMemoryThreshold`` (10 MiB) of total size the form is encoded into one
+/// Below 10 MiB of total size the form is encoded into one
 /// `Data`. Above it, or when a part is a stream, the body is a replayable stream that reads
 /// files in chunks as they are sent, so a 2 GiB file is never held in memory. Either way the
 /// exact ``contentLength`` is known up front, so upload progress has a total.
@@ -21,7 +21,7 @@ import HTTPTypes
 /// ``CurlewError/Kind/invalidRequest`` because it could forge headers.
 public struct MultipartFormData: Sendable {
     /// The total size up to which ``makeBody(inMemoryThreshold:)`` encodes in memory: 10 MiB.
-    public static let defaultInMemoryThreshold: Int64 = 10 * 1024 * 1024
+    static let defaultInMemoryThreshold: Int64 = 10 * 1024 * 1024
 
     /// The boundary between parts.
     public let boundary: String
@@ -66,7 +66,7 @@ public struct MultipartFormData: Sendable {
 
     /// A random boundary: `curlew-form-` and 32 hexadecimal digits (128 random bits), which
     /// will not occur in any content by chance.
-    public static func randomBoundary() -> String {
+    static func randomBoundary() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64
@@ -94,7 +94,7 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Whether the body will be a stream at the given threshold.
-    public func isStreamed(inMemoryThreshold: Int64 = defaultInMemoryThreshold) -> Bool {
+    func isStreamed(inMemoryThreshold: Int64 = defaultInMemoryThreshold) -> Bool {
         contentLength > inMemoryThreshold || parts.contains { if case .stream = $0.content { true } else { false } }
     }
 
@@ -164,7 +164,7 @@ public struct MultipartFormData: Sendable {
     ///
     /// - Throws: ``CurlewError/Kind/fileSystem`` or ``CurlewError/Kind/uploadFailed`` when a
     ///   file cannot be read or changed size, for in-memory encoding.
-    public func makeBody(inMemoryThreshold: Int64 = defaultInMemoryThreshold) throws(CurlewError) -> RequestBody {
+    func makeBody(inMemoryThreshold: Int64 = defaultInMemoryThreshold) throws(CurlewError) -> RequestBody {
         if isStreamed(inMemoryThreshold: inMemoryThreshold) {
             let sequence = bodySequence()
             return .stream(length: contentLength) { sequence }
@@ -177,10 +177,10 @@ public struct MultipartFormData: Sendable {
         MultipartBodySequence(segments: segments(), guardedDelimiter: guardedDelimiter)
     }
 
-    /// Sets the body (see ``makeBody(inMemoryThreshold:)``) and the `Content-Type` with the
+    /// Sets the body (see `makeBody(inMemoryThreshold:)`) and the `Content-Type` with the
     /// boundary. The `Content-Type` is always set, since the body cannot be read without
     /// this boundary.
-    public func encode(into request: inout OutgoingRequest, inMemoryThreshold: Int64 = defaultInMemoryThreshold)
+    func encode(into request: inout OutgoingRequest, inMemoryThreshold: Int64 = defaultInMemoryThreshold)
         throws(CurlewError)
     {
         do {
@@ -193,8 +193,8 @@ public struct MultipartFormData: Sendable {
 
     /// The whole body in memory, files included.
     ///
-    /// - Throws: ``CurlewError/Kind/invalidRequest`` when a part is a stream (use
-    ///   ``makeBody(inMemoryThreshold:)``), ``CurlewError/Kind/fileSystem`` or
+    /// - Throws: ``CurlewError/Kind/invalidRequest`` when a part is a stream (send it with
+    ///   ``RequestBody/multipart(_:)``), ``CurlewError/Kind/fileSystem`` or
     ///   ``CurlewError/Kind/uploadFailed`` when a file cannot be read or changed size.
     public func encodedData() throws(CurlewError) -> Data {
         var data = Data()

@@ -37,7 +37,7 @@ public struct ParameterSet: Sendable {
         }
 
         /// Whether this encoding writes the body.
-        public var isBodyEncoding: Bool {
+        var isBodyEncoding: Bool {
             if case .body = mergeGroup { return true }
             return false
         }

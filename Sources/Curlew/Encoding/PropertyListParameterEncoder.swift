@@ -8,7 +8,7 @@ import HTTPTypes
 /// caller set one.
 public struct PropertyListParameterEncoder: ParameterEncoder {
     /// The `Content-Type` set.
-    public static let contentType = "application/x-plist"
+    static let contentType = "application/x-plist"
 
     /// `.xml` (the default) or `.binary`. (`.openStep` cannot be written.)
     public let format: PropertyListSerialization.PropertyListFormat

@@ -13,8 +13,8 @@ import HTTPTypes
 ///
 /// ## Merge rules
 ///
-/// Sets are taken in order (so the sets of a base request, put first with
-/// ``appending(_:)``, are overridden by the request's own):
+/// Sets are taken in order (so the sets of a base endpoint, put first by
+/// `Endpoint.with(parameters:)`, are overridden by the request's own):
 /// 1. All `.query` sets merge into one dictionary; for the same key the later set wins.
 /// 2. The body encodings (`.form`, `.json`, `.propertyList`) replace one another: a body set
 ///    of the same encoding as the current body merges into it (later keys win), a body set of
@@ -34,13 +34,13 @@ public struct RequestParameters: Sendable, ExpressibleByArrayLiteral {
 
     /// These sets followed by `other`'s, so `other` wins where the rules let a later set win.
     /// Use it to put a request's parameters after those of a base request.
-    public func appending(_ other: RequestParameters) -> RequestParameters {
+    func appending(_ other: RequestParameters) -> RequestParameters {
         RequestParameters(sets + other.sets)
     }
 
     /// The sets after merging: at most one query set, at most one body set, then the custom
     /// sets in order.
-    public func merged() -> [ParameterSet] {
+    func merged() -> [ParameterSet] {
         var query: ParameterSet?
         var body: ParameterSet?
         var custom: [ParameterSet] = []

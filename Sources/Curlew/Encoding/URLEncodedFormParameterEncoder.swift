@@ -21,7 +21,7 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         case form
 
         /// Whether a request with `method` gets the text in its query.
-        public func encodesIntoQuery(for method: HTTPRequest.Method) -> Bool {
+        func encodesIntoQuery(for method: HTTPRequest.Method) -> Bool {
             switch self {
             case .methodDependent: return method == .get || method == .head || method == .delete
             case .query: return true
@@ -31,7 +31,7 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     }
 
     /// The `Content-Type` set for body encoding.
-    public static let contentType = "application/x-www-form-urlencoded; charset=utf-8"
+    static let contentType = "application/x-www-form-urlencoded; charset=utf-8"
 
     /// The options: arrays, bools, dates, keys, nils, spaces.
     public let encoder: URLEncodedFormEncoder

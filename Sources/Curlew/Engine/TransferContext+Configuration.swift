@@ -344,7 +344,7 @@ extension TransferContext {
         (request.body != nil || request.method == .post) && fields[.contentType] == nil
     }
 
-    /// Labels a file body by its extension (``MIMEType/forFileName(_:)``, `application/octet-stream`
+    /// Labels a file body by its extension (`MIMEType.forFileName(_:)`, `application/octet-stream`
     /// when unknown), as multipart file parts are, when neither the request nor the session's
     /// default headers name a `Content-Type`. ``CURLCommand`` does the same, so the command matches.
     static func inferFileContentType(_ fields: inout HTTPFields, body: RequestBody?) {

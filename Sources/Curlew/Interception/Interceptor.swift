@@ -22,13 +22,13 @@ public struct Interceptor: RequestInterceptor, ResponseInterceptor {
     public typealias FailureHandler = @Sendable (FailedAttempt, Session) async throws -> Void
 
     /// The adapters, in order.
-    public let adapters: [any RequestAdapter]
+    let adapters: [any RequestAdapter]
     /// The retriers, in order.
-    public let retriers: [any RequestRetrier]
+    let retriers: [any RequestRetrier]
     /// The response handlers, in order.
-    public let responseHandlers: [ResponseHandler]
+    let responseHandlers: [ResponseHandler]
     /// The failure handlers, in order.
-    public let failureHandlers: [FailureHandler]
+    let failureHandlers: [FailureHandler]
 
     /// Combines adapters, retriers, response handlers and failure handlers.
     public init(

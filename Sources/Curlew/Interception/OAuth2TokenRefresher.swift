@@ -14,12 +14,12 @@ import HTTPTypes
 ///
 /// The refresh token and the client secret go to ``tokenURL`` only: the token request follows
 /// no redirect (a 3xx fails the refresh), and an answer larger than
-/// ``maximumTokenResponseSize`` or slower than ``tokenRequestTimeout`` fails it, so that a
+/// 1 MiB or slower than ``tokenRequestTimeout`` fails it, so that a
 /// broken or hostile token endpoint cannot hold every waiting request or fill memory. Printed
 /// or dumped, a refresher shows `***` for its client secret.
 public struct OAuth2TokenRefresher: Authenticator {
     /// The largest token endpoint answer read, 1 MiB.
-    public static let maximumTokenResponseSize = 1 << 20
+    static let maximumTokenResponseSize = 1 << 20
 
     /// The token endpoint.
     public let tokenURL: URL

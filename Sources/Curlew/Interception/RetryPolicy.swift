@@ -44,7 +44,7 @@ public struct RetryPolicy: RequestInterceptor {
     ]
     /// The libcurl codes of a connection lost without a complete response: 52 (nothing
     /// received), 55 (send failed) and 56 (receive failed, for example a reset).
-    public static let lostConnectionCurlCodes: Set<Int> = [52, 55, 56]
+    static let lostConnectionCurlCodes: Set<Int> = [52, 55, 56]
 
     /// How many times a request is retried (so at most `retryLimit + 1` attempts).
     public var retryLimit: Int
@@ -62,7 +62,7 @@ public struct RetryPolicy: RequestInterceptor {
     public var retryableStatusCodes: Set<Int>
     /// The error kinds that are retried.
     public var retryableErrorKinds: Set<CurlewError.Kind>
-    /// Whether a connection lost mid-exchange (see ``lostConnectionCurlCodes``) is retried.
+    /// Whether a connection lost mid-exchange (libcurl codes 52, 55 and 56) is retried.
     public var retriesLostConnections: Bool
     /// Whether `Retry-After` replaces the computed backoff.
     public var honorsRetryAfter: Bool
@@ -111,7 +111,7 @@ public struct RetryPolicy: RequestInterceptor {
     // MARK: Deciding
 
     /// Whether this policy retries `error` for `request` at all, ignoring limits.
-    public func isRetryable(_ request: OutgoingRequest, error: CurlewError) -> Bool {
+    func isRetryable(_ request: OutgoingRequest, error: CurlewError) -> Bool {
         // An authentication failure carries the token endpoint's status, not the request's.
         guard retryableMethods.contains(request.method), error.kind != .authenticationFailed else { return false }
         if let status = error.status, retryableStatusCodes.contains(status.code) { return true }
@@ -168,7 +168,7 @@ public struct RetryPolicy: RequestInterceptor {
 
     /// The largest delay before the retry that follows failed attempt `attempt` (from 1):
     /// `min(maximumDelay, backoffScale × backoffBase^(attempt-1))`.
-    public func backoffBound(forAttempt attempt: Int) -> Duration {
+    func backoffBound(forAttempt attempt: Int) -> Duration {
         let multiplier = pow(backoffBase, Double(max(0, attempt - 1)))
         let bound = backoffScale.inSeconds * multiplier
         guard multiplier.isFinite, bound.isFinite, bound < maximumDelay.inSeconds else { return maximumDelay }
@@ -177,7 +177,7 @@ public struct RetryPolicy: RequestInterceptor {
 
     /// The delay before the retry that follows failed attempt `attempt`: with full jitter, a
     /// uniformly random duration in `0...backoffBound(forAttempt:)`.
-    public func backoff(forAttempt attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+    func backoff(forAttempt attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let bound = backoffBound(forAttempt: attempt)
         switch jitter {
         case .disabled: return bound
@@ -192,7 +192,7 @@ public struct RetryPolicy: RequestInterceptor {
 
     /// The wait a `Retry-After` field asks for: delta-seconds, or an HTTP-date (a date in the
     /// past means no wait). Nil when the head has no valid `Retry-After`.
-    public static func retryAfter(in head: HTTPResponse?, now: Date = Date()) -> Duration? {
+    static func retryAfter(in head: HTTPResponse?, now: Date = Date()) -> Duration? {
         guard let value = head?.headerFields[.retryAfter]?.trimmingCharacters(in: .whitespaces), !value.isEmpty
         else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {

@@ -4,7 +4,7 @@ import HTTPTypes
 /// Several monitors as one: every hook is forwarded to each, in order.
 public struct CompositeEventMonitor: EventMonitor {
     /// The monitors, in the order they are called.
-    public let monitors: [any EventMonitor]
+    let monitors: [any EventMonitor]
 
     /// Combines `monitors`.
     public init(_ monitors: [any EventMonitor]) {

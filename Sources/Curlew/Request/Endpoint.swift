@@ -95,8 +95,8 @@ public struct Endpoint: Sendable {
     }
 
     /// An endpoint for a request built in full: its URL, method, header fields, body and
-    /// options carry over.
-    public init(_ request: OutgoingRequest) {
+    /// options carry over. Users say it as `request.asEndpoint()`.
+    init(_ request: OutgoingRequest) {
         self.init(request.url, method: request.method)
         headerFields = request.headerFields
         body = request.body

@@ -33,8 +33,9 @@ public struct ExpectContinue: Sendable, Hashable {
     public var timeout: Duration
 
     /// Creates a policy: bodies longer than `bodiesLargerThan` bytes (or of unknown length)
-    /// ask first, nil for none; `timeout` is the wait for an answer.
-    public init(bodiesLargerThan: Int64?, timeout: Duration = .seconds(1)) {
+    /// ask first, nil for none; `timeout` is the wait for an answer. Users say it with
+    /// ``never``, ``always(timeout:)`` or ``bodies(largerThan:timeout:)``.
+    init(bodiesLargerThan: Int64?, timeout: Duration = .seconds(1)) {
         self.bodiesLargerThan = bodiesLargerThan
         self.timeout = timeout
     }

@@ -62,12 +62,12 @@ public struct RequestBody: Sendable {
 
     /// A body read from a file as it is sent; the file is never held in memory whole. Unless the
     /// request (or the session's default headers) names a `Content-Type`, it is sent with the type
-    /// of the file's extension (``MIMEType/forFileName(_:)``). A file that cannot be opened fails
+    /// of the file's extension (from a built-in table). A file that cannot be opened fails
     /// the request with ``CurlewError/Kind/invalidRequest`` when it is consumed.
     public static func file(_ url: URL) -> RequestBody { RequestBody(storage: .file(url)) }
 
     /// A `multipart/form-data` body. Small forms are encoded in memory; large ones stream from
-    /// their files and streams (see ``MultipartFormData/makeBody(inMemoryThreshold:)``), so a
+    /// their files and streams (above 10 MiB or with a stream part), so a
     /// 2 GiB file is never held in memory. The request's `Content-Type` becomes the form's, with
     /// its boundary. A part's file that cannot be read fails the request when it is consumed.
     public static func multipart(_ form: MultipartFormData) -> RequestBody {

@@ -38,8 +38,8 @@ public struct Timeouts: Sendable, Hashable {
     /// The session default: 30 s to connect, 60 s idle, no total limit, no minimum speed.
     public static let `default` = Timeouts(connect: .seconds(30), total: nil, idle: .seconds(60))
 
-    /// No overrides.
-    public static let unset = Timeouts()
+    /// No overrides (what `Timeouts()` makes).
+    static let unset = Timeouts()
 
     /// `self` with nil fields taken from `fallback`.
     func merged(over fallback: Timeouts) -> Timeouts {

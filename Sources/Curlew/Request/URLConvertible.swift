@@ -31,7 +31,7 @@ extension URLComponents: URLConvertible {
 extension URL {
     /// The URL itself when libcurl can send it: an http, https or http+unix scheme, a host (for
     /// http+unix, the socket's path; see ``RequestOptions/unixSocketPath``), no spaces or
-    /// control characters, at most ``OutgoingRequest/maximumURLLength`` bytes.
+    /// control characters, at most 512 KiB (`OutgoingRequest.maximumURLLength`).
     ///
     /// One pass over the bytes of `absoluteString`, which `URL` has parsed already: its
     /// `scheme` and `host` getters would each parse the string again (about 2,000
@@ -108,5 +108,5 @@ extension OutgoingRequest {
     /// libcurl 7.88 builds a request's head (request line and header fields) in at most 1 MiB
     /// and reports a larger one as "out of memory"; this limit leaves half of that to the
     /// header fields. Many servers accept far less (often 8 KiB).
-    public static let maximumURLLength = 512 << 10
+    static let maximumURLLength = 512 << 10
 }

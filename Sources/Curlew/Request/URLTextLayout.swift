@@ -86,7 +86,7 @@ extension URLTextLayout {
     /// host of letters, digits, `-`, `.`, `_` and `~`; an optional port of one to five digits;
     /// then, after a `/` or `?`, only RFC 3986's unreserved and sub-delimiter characters, `:`,
     /// `@`, `/`, `?` and well-formed percent escapes. No user information, IP literal, fragment,
-    /// space or other byte, and at most ``OutgoingRequest/maximumURLLength`` bytes.
+    /// space or other byte, and at most `OutgoingRequest.maximumURLLength` bytes.
     ///
     /// Foundation's `URL(string:)` parses every such text to a URL whose `absoluteString` is
     /// the text (PlainURLTextTests checks it over generated URLs), and ``URL/transferProblem(of:)``

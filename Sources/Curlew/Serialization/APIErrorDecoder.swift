@@ -11,9 +11,9 @@ import HTTPTypes
 /// is the same kind with the `DecodingError` underneath.
 public struct APIErrorDecoder<Payload: Decodable & Error>: Sendable {
     /// The decoder for the error body.
-    public let decoder: JSONDecoder
+    let decoder: JSONDecoder
     /// Runs on the error body first.
-    public let preprocessor: any DataPreprocessor
+    let preprocessor: any DataPreprocessor
 
     /// Creates the decoder.
     public init(

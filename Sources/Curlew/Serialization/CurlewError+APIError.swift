@@ -3,7 +3,7 @@ import HTTPTypes
 
 extension CurlewError {
     /// The error body the server sent, decoded as the caller's type: set when an
-    /// ``APIErrorDecoder`` (for example through `.decodable(User.self, errorType: E.self)`)
+    /// ``APIErrorDecoder`` (for example through `.decodable(User.self).decodingErrors(as: E.self)`)
     /// decoded it, nil otherwise.
     ///
     /// ```swift
@@ -11,11 +11,11 @@ extension CurlewError {
     ///
     /// do {
     ///     let user = try await session.request(url)
-    ///         .serialized(by: .decodable(User.self, errorType: ServiceError.self)).value
+    ///         .serialized(by: .decodable(User.self).decodingErrors(as: ServiceError.self)).value
     /// } catch {
     ///     if let apiError = error.apiError(as: ServiceError.self) {
     ///         print(error.status?.code, apiError.code, apiError.message)
-    ///         print(error.responseBodyString ?? "", error.responseJSON["details"])
+    ///         print(error.responseBodyText ?? "", error.responseJSON["details"])
     ///     }
     /// }
     /// ```

@@ -28,15 +28,11 @@ public struct PassthroughPreprocessor: DataPreprocessor {
 /// A body without the prefix is left as it is.
 public struct XSSIPreprocessor: DataPreprocessor {
     /// The prefixes recognised, longest first.
-    public let prefixes: [Data]
+    let prefixes: [Data]
 
-    /// Recognises `)]}',\n`, `)]}'\n`, `)]}',` and `)]}'` (and `\r\n` variants).
-    public init() {
-        self.init(prefixes: [")]}',\r\n", ")]}',\n", ")]}'\r\n", ")]}'\n", ")]}',", ")]}'"])
-    }
-
-    /// Recognises the given prefixes; the longest matching one is removed.
-    public init(prefixes: [String]) {
+    /// Recognises the given prefixes; the longest matching one is removed. By default
+    /// `)]}',\n`, `)]}'\n`, `)]}',` and `)]}'` (and `\r\n` variants).
+    public init(prefixes: [String] = [")]}',\r\n", ")]}',\n", ")]}'\r\n", ")]}'\n", ")]}',", ")]}'"]) {
         self.prefixes = prefixes.map { Data($0.utf8) }.sorted { $0.count > $1.count }
     }
 
@@ -47,11 +43,6 @@ public struct XSSIPreprocessor: DataPreprocessor {
         }
         return data
     }
-}
-
-extension DataPreprocessor where Self == PassthroughPreprocessor {
-    /// Leaves the body as it is.
-    public static var passthrough: PassthroughPreprocessor { PassthroughPreprocessor() }
 }
 
 extension DataPreprocessor where Self == XSSIPreprocessor {

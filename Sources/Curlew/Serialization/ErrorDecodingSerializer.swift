@@ -5,16 +5,16 @@ import Foundation
 /// as `Payload` (see ``APIErrorDecoder`` and ``CurlewError/apiError(as:)``).
 ///
 /// ```swift
-/// .serialized(by: .decodable(User.self, errorType: ServiceError.self))
+/// .serialized(by: .decodable(User.self).decodingErrors(as: ServiceError.self))
 /// .serialized(by: .json.decodingErrors(as: ServiceError.self))
 /// ```
 public struct ErrorDecodingSerializer<Base: ResponseSerializer, Payload: Decodable & Error>: ResponseSerializer {
     /// The serializer for acceptable responses.
-    public let base: Base
+    let base: Base
     /// The decoder for error bodies.
-    public let errorDecoder: APIErrorDecoder<Payload>
-    /// The statuses handed to ``base``.
-    public let acceptableStatusCodes: Range<Int>
+    let errorDecoder: APIErrorDecoder<Payload>
+    /// The statuses handed to `base`.
+    let acceptableStatusCodes: Range<Int>
 
     /// Creates the serializer.
     public init(_ base: Base, errorDecoder: APIErrorDecoder<Payload>, acceptableStatusCodes: Range<Int> = 200..<300) {
@@ -37,15 +37,5 @@ extension ResponseSerializer {
         as errorType: Payload.Type, decoder: JSONDecoder = JSONDecoder()
     ) -> ErrorDecodingSerializer<Self, Payload> {
         ErrorDecodingSerializer(self, errorDecoder: APIErrorDecoder(errorType, decoder: decoder))
-    }
-
-    /// `T` decoded from JSON for 2xx responses; any other response throws a ``CurlewError``
-    /// whose ``CurlewError/apiError(as:)`` is the body decoded as `errorType`.
-    public static func decodable<T, Payload>(
-        _ type: T.Type, errorType: Payload.Type, decoder: JSONDecoder = JSONDecoder()
-    ) -> ErrorDecodingSerializer<DecodableResponseSerializer<T>, Payload>
-    where Self == ErrorDecodingSerializer<DecodableResponseSerializer<T>, Payload> {
-        ErrorDecodingSerializer(
-            DecodableResponseSerializer(decoder: decoder), errorDecoder: APIErrorDecoder(errorType, decoder: decoder))
     }
 }

@@ -16,16 +16,16 @@ import Foundation
 public struct JSONStreamDecodingSequence<Base: AsyncSequence, Element: Decodable>: AsyncSequence
 where Base.Element == Data {
     /// The chunks.
-    public let base: Base
+    let base: Base
     /// How records are delimited.
-    public let framing: StreamFraming
+    let framing: StreamFraming
     /// The decoder for each record.
-    public let decoder: JSONDecoder
+    let decoder: JSONDecoder
     /// The URL named in errors, when known.
-    public let url: URL?
+    let url: URL?
 
     /// Creates the sequence.
-    public init(
+    init(
         _ base: Base, of type: Element.Type = Element.self, framing: StreamFraming = .jsonLines,
         decoder: JSONDecoder = JSONDecoder(), url: URL? = nil
     ) {

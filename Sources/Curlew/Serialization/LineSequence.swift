@@ -10,21 +10,22 @@ import Foundation
 /// ```
 ///
 /// Memory stays bounded: at most one chunk and one partial line are held. A line longer than
-/// ``maximumLineLength`` bytes fails with ``CurlewError/Kind/bodyTooLarge``, and a line that
-/// is not valid UTF-8 with ``CurlewError/Kind/serializationFailed``.
+/// the maximum (1 MiB, or what `lines(maximumLineLength:)` gives) fails with
+/// ``CurlewError/Kind/bodyTooLarge``, and a line that is not valid UTF-8 with
+/// ``CurlewError/Kind/serializationFailed``.
 public struct LineSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
     /// The default longest line: 1 MiB.
-    public static var defaultMaximumLineLength: Int { 1024 * 1024 }
+    static var defaultMaximumLineLength: Int { 1024 * 1024 }
 
     /// The chunks.
-    public let base: Base
+    let base: Base
     /// The longest line accepted, in bytes.
-    public let maximumLineLength: Int
+    let maximumLineLength: Int
     /// The URL named in errors, when known.
-    public let url: URL?
+    let url: URL?
 
     /// Creates the sequence.
-    public init(_ base: Base, maximumLineLength: Int = defaultMaximumLineLength, url: URL? = nil) {
+    init(_ base: Base, maximumLineLength: Int = defaultMaximumLineLength, url: URL? = nil) {
         self.base = base
         self.maximumLineLength = maximumLineLength
         self.url = url

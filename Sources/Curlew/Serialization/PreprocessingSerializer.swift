@@ -8,17 +8,17 @@ import Foundation
 /// ```
 public struct PreprocessingSerializer<Base: ResponseSerializer>: ResponseSerializer {
     /// The serializer that gets the preprocessed body.
-    public let base: Base
+    let base: Base
     /// The preprocessor.
-    public let preprocessor: any DataPreprocessor
+    let preprocessor: any DataPreprocessor
 
-    /// Creates the serializer.
-    public init(_ base: Base, preprocessor: any DataPreprocessor) {
+    /// Creates the serializer; users say ``ResponseSerializer/preprocessed(by:)``.
+    init(_ base: Base, preprocessor: any DataPreprocessor) {
         self.base = base
         self.preprocessor = preprocessor
     }
 
-    /// Preprocesses the body and serializes the result with ``base``.
+    /// Preprocesses the body and serializes the result with `base`.
     public func serialize(_ response: Response<Data>) throws -> Base.Output {
         let body = try response.preprocessedBody(preprocessor)
         return try base.serialize(response.map { _ in body })

@@ -15,22 +15,23 @@ import Foundation
 /// data; `id:` values with NUL and non-numeric `retry:` values are ignored; an event not ended
 /// by a blank line when the stream ends is dropped. Unknown fields are ignored.
 ///
-/// An event larger than ``maximumEventLength`` bytes ends the sequence with
+/// An event larger than the maximum (1 MiB, or what `serverSentEvents(maximumEventLength:)`
+/// gives) ends the sequence with
 /// ``CurlewError/Kind/bodyTooLarge``. Invalid UTF-8 is replaced with U+FFFD, as the
 /// standard requires.
 public struct ServerSentEventSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == Data {
     /// The default largest event: 1 MiB.
-    public static var defaultMaximumEventLength: Int { 1024 * 1024 }
+    static var defaultMaximumEventLength: Int { 1024 * 1024 }
 
     /// The chunks.
-    public let base: Base
+    let base: Base
     /// The largest event (and line) accepted, in bytes.
-    public let maximumEventLength: Int
+    let maximumEventLength: Int
     /// The URL named in errors, when known.
-    public let url: URL?
+    let url: URL?
 
     /// Creates the sequence.
-    public init(_ base: Base, maximumEventLength: Int = defaultMaximumEventLength, url: URL? = nil) {
+    init(_ base: Base, maximumEventLength: Int = defaultMaximumEventLength, url: URL? = nil) {
         self.base = base
         self.maximumEventLength = maximumEventLength
         self.url = url

@@ -15,26 +15,19 @@ public struct StreamFraming: Sendable, Hashable {
     public let maximumRecordLength: Int
 
     /// The default longest record: 8 MiB.
-    public static let defaultMaximumRecordLength = 8 * 1024 * 1024
+    static let defaultMaximumRecordLength = 8 * 1024 * 1024
 
     /// JSON Lines / NDJSON: one JSON value per line, lines ending in LF or CRLF. Blank lines
     /// are skipped.
     public static let jsonLines = StreamFraming(delimiter: .newline, maximumRecordLength: defaultMaximumRecordLength)
-
-    /// The same as ``jsonLines``.
-    public static let ndjson = jsonLines
 
     /// JSON text sequences (RFC 7464, `application/json-seq`): each value follows an ASCII
     /// record separator (0x1E). Empty records are skipped.
     public static let jsonTextSequence = StreamFraming(
         delimiter: .recordSeparator, maximumRecordLength: defaultMaximumRecordLength)
 
-    /// JSON Lines with a given maximum line length.
-    public static func jsonLines(maximumLineLength: Int) -> StreamFraming {
-        StreamFraming(delimiter: .newline, maximumRecordLength: maximumLineLength)
-    }
-
-    /// This framing with another maximum record length.
+    /// This framing with another maximum record length (8 MiB by default), as in
+    /// `.jsonLines.maximumRecordLength(64 << 10)`.
     public func maximumRecordLength(_ length: Int) -> StreamFraming {
         StreamFraming(delimiter: delimiter, maximumRecordLength: length)
     }

@@ -198,11 +198,6 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             responseHead: responseHead, responseBody: responseBody, underlying: underlying)
     }
 
-    /// The response body decoded as UTF-8, when there is one.
-    public var responseBodyString: String? {
-        responseBody.map { String(decoding: $0, as: UTF8.self) }
-    }
-
     public var description: String {
         var text = "Curlew.\(kind): \(message)"
         if let url { text += " [\(url.absoluteString)]" }

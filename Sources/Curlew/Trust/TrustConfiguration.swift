@@ -30,7 +30,7 @@ public struct TrustConfiguration: Sendable {
     public static let `default` = TrustConfiguration()
 
     /// The policy for `host` and the pattern that chose it (nil for the default).
-    public func policy(forHost host: String) -> (policy: TrustPolicy, pattern: HostPattern?) {
+    func policy(forHost host: String) -> (policy: TrustPolicy, pattern: HostPattern?) {
         let name = HostPattern.normalized(host)
         var best: (policy: TrustPolicy, pattern: HostPattern?, rank: Int) = (defaultPolicy, nil, -1)
         for (pattern, policy) in hosts {
