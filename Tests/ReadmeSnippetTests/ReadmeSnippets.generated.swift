@@ -678,6 +678,16 @@ enum ReadmeBlock42 {
 
 // ### Cookies, block 43
 enum ReadmeBlock43 {
+    static func run() async throws {
+        var options = RequestOptions()
+        options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
+        let page = try await session.request(url, options: options).validate().data()
+        _ = (options, page)
+    }
+}
+
+// ### Cookies, block 44
+enum ReadmeBlock44 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -697,8 +707,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### Observing and logging, block 44
-enum ReadmeBlock44 {
+// ### Observing and logging, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -708,10 +718,10 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### Tracing and metrics, block 45: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 46: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 46
-enum ReadmeBlock46 {
+// ### Tracing and metrics, block 47
+enum ReadmeBlock47 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -731,8 +741,8 @@ enum ReadmeBlock46 {
     }
 }
 
-// ## OpenAPI clients, block 47
-enum ReadmeBlock47 {
+// ## OpenAPI clients, block 48
+enum ReadmeBlock48 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -743,4 +753,4 @@ enum ReadmeBlock47 {
     }
 }
 
-// ## OpenAPI clients, block 48: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 49: calls a generated OpenAPI client, not compiled here.
