@@ -116,6 +116,7 @@ public struct RequestHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral
     /// The checked fields; `url` names the request in the error, and is made only then.
     func fields(for url: @autoclosure () -> URL?) throws(CurlewError) -> HTTPFields {
         if let givenFields { return givenFields }
+        if entries.isEmpty { return HTTPFields() }
         var fields = HTTPFields()
         fields.reserveCapacity(entries.count)
         for entry in entries {
