@@ -7,7 +7,7 @@ import Foundation
 /// `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY`, `no_proxy`/`NO_PROXY`, with curl's
 /// rules — `HTTP_PROXY` in upper case is ignored, as a CGI program could be made to set it),
 /// except that requests to `localhost`, `127.0.0.0/8` and `::1` never go through an
-/// environment proxy. ``none`` ignores the environment. A session reads the environment when it
+/// environment proxy. ``direct`` ignores the environment. A session reads the environment when it
 /// is made: if no proxy variable is set then, its requests use no proxy.
 ///
 /// ```swift
