@@ -12,13 +12,13 @@ router.get("api/items/:id") { _, context -> Response in
     let (status, json) = id == "1"
         ? (HTTPResponse.Status.ok, #"{"id":"1","name":"One"}"#)
         : (.notFound, #"{"message":"no item \#(id)"}"#)
-    return Response(status: status, headers: ["Content-Type": "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
 }
 router.get("api/downloads") { request, _ -> Response in
     let size = Int(request.uri.queryParameters.get("size") ?? "") ?? 0
     let chunk = ByteBuffer(repeating: 0x2A, count: 64 * 1024)
     return Response(
-        status: .ok, headers: ["Content-Type": "application/octet-stream", "Content-Length": "\(size)"],
+        status: .ok, headers: [.contentType: "application/octet-stream", .contentLength: "\(size)"],
         body: ResponseBody { writer in
             var left = size
             while left > 0 {
