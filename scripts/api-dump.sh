@@ -15,7 +15,11 @@ source_dir=$(swift build --show-bin-path)/../symbolgraph
 mkdir -p "$graphs"
 cp "$source_dir"/*.symbols.json "$graphs"/
 out=docs/api
-[[ "${1:-}" == "--check" ]] && out=$(mktemp -d "${TMPDIR:-/tmp}/curlew-api.XXXXXX")
+if [[ "${1:-}" == "--check" ]]; then
+    out=$(mktemp -d "${TMPDIR:-/tmp}/curlew-api.XXXXXX")
+    # Removed however the script ends (a failed step, an interrupt), not only on its last lines.
+    trap 'rm -rf "$out"' EXIT
+fi
 python3 - "$graphs" "$out" "${modules[@]}" <<'PY'
 import json, pathlib, sys
 graphs, out, modules = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
