@@ -10,16 +10,10 @@ import TestServer
 struct ContentTypeValidationTests {
     let session = Fixtures.session
 
-    private func contentURL(_ server: TestServer, type: String, body: String) -> URL {
-        let encodedType = type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let encodedBody = body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return server.url("/content-type?type=\(encodedType)&body=\(encodedBody)")
-    }
-
     @Test func anEmptyListRejectsAResponseWithABody() async throws {
         let server = try await Fixtures.server()
         do {
-            _ = try await session.request(contentURL(server, type: "text/plain", body: "hello")).validate(contentType: []).data()
+            _ = try await session.request(server.contentTypeURL(type: "text/plain", body: "hello")).validate(contentType: []).data()
             Issue.record("expected a content type error")
         } catch {
             #expect(error.kind == .unacceptableContentType)
@@ -29,7 +23,7 @@ struct ContentTypeValidationTests {
 
     @Test func anEmptyListAcceptsResponsesWithoutABody() async throws {
         let server = try await Fixtures.server()
-        let empty = try await session.request(contentURL(server, type: "text/plain", body: "")).validate(contentType: []).data()
+        let empty = try await session.request(server.contentTypeURL(type: "text/plain", body: "")).validate(contentType: []).data()
         #expect(empty.isEmpty)
         let noContent = try await session.request(server.url("/status/204")).validate(contentType: []).response
         #expect(noContent.status.code == 204)
@@ -39,7 +33,7 @@ struct ContentTypeValidationTests {
 
     @Test func withoutAnAcceptHeaderTheStandardValidationAcceptsAnyType() async throws {
         let server = try await Fixtures.server()
-        let text = try await session.request(contentURL(server, type: "application/x-odd", body: "x")).validate().string()
+        let text = try await session.request(server.contentTypeURL(type: "application/x-odd", body: "x")).validate().string()
         #expect(text == "x")
     }
 

@@ -9,12 +9,6 @@ import TestServer
 struct SerializationNetworkTests {
     let session = Fixtures.session
 
-    private func contentURL(_ server: TestServer, type: String, body: String) -> URL {
-        let encodedType = type.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let encodedBody = body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return server.url("/content-type?type=\(encodedType)&body=\(encodedBody)")
-    }
-
     struct Item: Codable, Sendable, Equatable {
         let id: Int
         let name: String
@@ -116,7 +110,7 @@ struct SerializationNetworkTests {
     @Test func jsonPropertyListAndCollections() async throws {
         let server = try await Fixtures.server()
         let items = #"{"data":{"items":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":"bad"}]}}"#
-        let url = contentURL(server, type: "application/json", body: items)
+        let url = server.contentTypeURL(type: "application/json", body: items)
         do {
             _ = try await session.request(url).serialized(by: .collection(of: Item.self, keyPath: "data.items")).value
             Issue.record("a strict collection must fail on the bad element")
@@ -131,7 +125,7 @@ struct SerializationNetworkTests {
             <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>name</key><string>Ann</string>\
             <key>age</key><integer>42</integer></dict></plist>
             """
-        let value = try await session.request(contentURL(server, type: "application/x-plist", body: plist)).serialized(by: .propertyList).value
+        let value = try await session.request(server.contentTypeURL(type: "application/x-plist", body: plist)).serialized(by: .propertyList).value
         #expect(value["name"]?.string == "Ann")
         #expect(value["age"]?.int == 42)
     }
@@ -143,7 +137,7 @@ struct SerializationNetworkTests {
 
     @Test func typedAPIErrorsAreDecodedAndThrown() async throws {
         let server = try await Fixtures.server()
-        let url = contentURL(server, type: "application/json", body: #"{"code":"quota","message":"slow down"}"#)
+        let url = server.contentTypeURL(type: "application/json", body: #"{"code":"quota","message":"slow down"}"#)
         do {
             _ = try await session.request(url, headers: ["X-Test-Status": "429"]).validate(errorType: APIProblem.self).data()
             Issue.record("expected an error")
@@ -159,11 +153,11 @@ struct SerializationNetworkTests {
         let server = try await Fixtures.server()
         // Bad JSON.
         await #expect(throws: CurlewError.self) {
-            try await session.request(contentURL(server, type: "application/json", body: "{nope")).serialized(by: .json).value
+            try await session.request(server.contentTypeURL(type: "application/json", body: "{nope")).serialized(by: .json).value
         }
         // Wrong type.
         do {
-            _ = try await session.request(contentURL(server, type: "application/json", body: #"{"id":"x","name":1}"#)).decode(Item.self)
+            _ = try await session.request(server.contentTypeURL(type: "application/json", body: #"{"id":"x","name":1}"#)).decode(Item.self)
             Issue.record("expected an error")
         } catch {
             #expect(error.kind == .serializationFailed)
@@ -171,7 +165,7 @@ struct SerializationNetworkTests {
         }
         // Empty body where one is needed, and an empty 204 where it is not.
         do {
-            _ = try await session.request(contentURL(server, type: "application/json", body: "")).decode(Item.self)
+            _ = try await session.request(server.contentTypeURL(type: "application/json", body: "")).decode(Item.self)
             Issue.record("expected an error")
         } catch {
             #expect(error.kind == .emptyResponse)
