@@ -91,6 +91,14 @@ struct NginxConfiguration {
                 + "return 200 \"proxy-authorization=[$http_proxy_authorization] authorization=[$http_authorization]\\n\"; }",
             // Whether this request's TLS session was resumed (`r`) or new (`.`).
             "        location = /tls-session { default_type text/plain; return 200 \"$ssl_session_reused\\n\"; }",
+            // HSTS (RFC 6797): the header on every answer, over HTTPS and over plain HTTP (where
+            // a client must ignore it); `/scheme` says what the request arrived over; and a
+            // redirect to the plain-HTTP URL of `/scheme` on the same host and port.
+            "        location = /hsts { default_type text/plain; add_header Strict-Transport-Security \"max-age=3600\" always; return 200 \"$scheme\\n\"; }",
+            "        location = /hsts-subdomains { default_type text/plain; add_header Strict-Transport-Security \"max-age=3600; includeSubDomains\" always; return 200 \"$scheme\\n\"; }",
+            "        location = /hsts-clear { default_type text/plain; add_header Strict-Transport-Security \"max-age=0\" always; return 200 \"$scheme\\n\"; }",
+            "        location = /scheme { default_type text/plain; return 200 \"$scheme\\n\"; }",
+            "        location = /redirect-to-plain { return 302 http://$host:$server_port/scheme; }",
         ]
         for fixed in fixedLocations {
             lines.append(

@@ -13,6 +13,10 @@ import Glibc
 /// - `/no-content`: an empty 204
 /// - `/request-headers`: `proxy-authorization=[…] authorization=[…]`, the fields as received
 /// - `/tls-session`: `r` when the request's TLS session was resumed, `.` when it was new
+/// - `/hsts`, `/hsts-subdomains`, `/hsts-clear`: the request's scheme, with a
+///   `Strict-Transport-Security` of `max-age=3600`, `max-age=3600; includeSubDomains`, `max-age=0`
+/// - `/scheme`: `https` or `http`, as the request arrived; `/redirect-to-plain`: a 302 to
+///   `http://HOST:PORT/scheme`, the same host and port
 /// - any `fixedResponses` given to ``start(documentRoot:plainHTTP:fixedResponses:)``.
 public final class NginxServer: Sendable {
     /// The nginx executable used.

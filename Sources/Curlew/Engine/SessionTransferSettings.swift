@@ -28,6 +28,16 @@ final class SessionTransferSettings: Sendable {
     /// Whether the session's own limits pass ``TransferSettings/validate(url:)``: a request
     /// that overrides none of them needs no check of its own.
     let limitsAreValid: Bool
+    /// The session's HSTS store (nil: HSTS off), asked at each redirect hop and taught by
+    /// verified HTTPS responses.
+    let hsts: HSTSStore?
+    /// Whether plain-HTTP hops are refused (``SessionConfiguration/httpsOnly``).
+    let httpsOnly: Bool
+    /// Whether either is on: a redirect hop then passes ``HTTPSRequirement``.
+    let requiresHTTPSCheck: Bool
+    /// The trust policies by host, asked whether a connection validated its chain before a
+    /// `Strict-Transport-Security` field teaches ``hsts`` anything.
+    let trust: TrustConfiguration
 
     init(configuration: SessionConfiguration) {
         timeouts = configuration.timeouts
@@ -47,6 +57,10 @@ final class SessionTransferSettings: Sendable {
         credentials = configuration.httpCredentials
         expectContinue = configuration.expectContinue
         network = configuration.network
+        hsts = configuration.hsts
+        trust = configuration.trust
+        httpsOnly = configuration.httpsOnly
+        requiresHTTPSCheck = configuration.hsts != nil || configuration.httpsOnly
         limitsAreValid = (try? TransferSettings.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
             networkProblem: network.problem, url: URL(fileURLWithPath: "/"))) != nil

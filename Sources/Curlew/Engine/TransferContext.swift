@@ -268,9 +268,18 @@ class TransferContext: @unchecked Sendable {
             let fields = head.response.headerFields[values: .setCookie]
             if !fields.isEmpty { storage.storeCookies(setCookieFields: fields, for: request.url) }
         }
+        if let hsts = settings.session.hsts { learnStrictTransportSecurity(from: head.response, into: hsts) }
         if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.response.headerFields[.location] {
             switch decideRedirect(head: head.response, location: location) {
-            case .follow(let next, let hop):
+            case .follow(var next, let hop):
+                if settings.session.requiresHTTPSCheck {
+                    do throws(CurlewError) {
+                        try HTTPSRequirement.apply(to: &next, hsts: settings.session.hsts, httpsOnly: settings.session.httpsOnly)
+                    } catch {
+                        if failure == nil { failure = error.adding(url: request.url, head: head.response) }
+                        return false
+                    }
+                }
                 pendingRedirect = next
                 redirects.append(hop)
                 return true
@@ -292,6 +301,16 @@ class TransferContext: @unchecked Sendable {
             }
         }
         return acceptFinalHead(head, transfer: transfer)
+    }
+
+    /// Teaches `hsts` the first `Strict-Transport-Security` field of a hop over HTTPS whose
+    /// chain was verified (RFC 6797 §8.1: never over plain HTTP or an unverified connection).
+    private func learnStrictTransportSecurity(from head: HTTPResponse, into hsts: HSTSStore) {
+        guard let field = head.headerFields[fields: .strictTransportSecurity].first,
+            HopURLFacts(of: request).isHTTPS, let host = request.url.host,
+            settings.session.trust.policy(forHost: host).policy.validatesChain
+        else { return }
+        hsts.learn(fromField: field.value, host: host, now: Date())
     }
 
     private func decideRedirect(head: HTTPResponse, location: String) -> RedirectRules.Decision {

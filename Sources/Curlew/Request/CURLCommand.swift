@@ -106,6 +106,10 @@ enum CURLCommand {
             parts += network.arguments
             unprintable = network.unprintable
         }
+        if let hsts = configuration.hsts {
+            if let file = hsts.fileURL { parts += ["--hsts", quote(file.path)] } else { unprintable.append("CURLOPT_HSTS_CTRL=CURLHSTS_ENABLE (in memory)") }
+        }
+        if configuration.httpsOnly { parts += ["--proto", quote("=https"), "--proto-redir", quote("=https")] }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy, revealing: revealing)
         // curl uses no proxy for a Unix socket.
         if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy, revealing: revealing) }

@@ -316,6 +316,11 @@ final class RequestCore: Sendable {
                 }
                 // Without interceptors, skip the async hops: the build already validated the URL.
                 if !chain.isEmpty { request = try await chain.adapt(attemptBase, for: session) }
+                let transferSettings = session.transferSettings
+                if transferSettings.requiresHTTPSCheck {
+                    try HTTPSRequirement.apply(
+                        to: &request, hsts: transferSettings.hsts, httpsOnly: transferSettings.httpsOnly)
+                }
                 if let monitor {
                     monitor.monitor.request(monitor.id, didAdapt: base, to: request, attempt: attempt)
                     monitor.monitor.request(monitor.id, didStart: request, attempt: attempt)
@@ -328,6 +333,8 @@ final class RequestCore: Sendable {
                 } else {
                     outcome = try await networkOutcome(of: request, mode: mode, attempt: attempt, chain: chain)
                 }
+                // What a response taught the HSTS store reaches its file from this task, not the curl thread.
+                if transferSettings.requiresHTTPSCheck { transferSettings.hsts?.saveIfChanged() }
                 probe?.transferred(outcome.metrics)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
                 outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)

@@ -107,6 +107,14 @@ public struct SessionConfiguration: Sendable {
     /// ``ReachabilityMonitor/shared()``, started on first need. When no monitor can be started,
     /// requests do not wait.
     public var reachabilityMonitor: ReachabilityMonitor?
+    /// The hosts that want HTTPS only (HTTP Strict Transport Security, RFC 6797): requests and
+    /// redirect hops to them go over HTTPS whatever their URL says, and verified HTTPS
+    /// responses teach it new ones. Nil (the default) is HSTS off. See ``HSTSStore``.
+    public var hsts: HSTSStore?
+    /// Whether every request and redirect hop must use HTTPS: a plain-HTTP one (after
+    /// ``hsts`` upgraded what it could) fails with ``CurlewError/Kind/unsupportedScheme``
+    /// before any connection. Requests over a Unix socket are local and still allowed. Off by default.
+    public var httpsOnly = false
 
     /// The defaults.
     public init() {}

@@ -107,6 +107,18 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
         return copy
     }
 
+    /// Whether libcurl checks the chain and the host name in the handshake under this policy:
+    /// only then may the connection teach HSTS (RFC 6797 §8.1).
+    var validatesChain: Bool {
+        switch evaluation {
+        case .system, .certificateAuthorities: true
+        case .publicKeys(_, let validate), .certificates(_, let validate), .fingerprints(_, let validate),
+            .custom(let validate, _):
+            validate
+        case .disabled: false
+        }
+    }
+
     /// The policy's kind, as errors name it.
     public var description: String {
         switch evaluation {
