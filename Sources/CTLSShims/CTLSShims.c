@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include <time.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/sha.h>
@@ -71,6 +73,38 @@ int curlew_visit_certificate(const unsigned char *der, size_t der_length,
     X509 *certificate = d2i_X509(NULL, &cursor, (long)der_length);
     if (certificate == NULL) return 0;
     int ok = cursor == der + der_length && visit_x509(certificate, visitor, context);
+    X509_free(certificate);
+    return ok;
+}
+
+int curlew_tls_connection(CURL *handle, const char **version, const char **cipher, const char **group,
+                          const unsigned char **alpn, unsigned int *alpn_length) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return -1;
+    if (info->backend != CURLSSLBACKEND_OPENSSL) return info->backend == CURLSSLBACKEND_NONE ? -1 : -2;
+    SSL *ssl = info->internals;
+    if (ssl == NULL) return -1;
+    *version = SSL_get_version(ssl);
+    *cipher = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl));
+    SSL_get0_alpn_selected(ssl, alpn, alpn_length);
+    int nid = SSL_get_negotiated_group(ssl);
+    *group = nid > 0 ? SSL_group_to_name(ssl, nid) : NULL;
+    return 0;
+}
+
+int curlew_certificate_validity(const unsigned char *der, size_t der_length,
+                                long long *not_before, long long *not_after) {
+    const unsigned char *cursor = der;
+    X509 *certificate = d2i_X509(NULL, &cursor, (long)der_length);
+    if (certificate == NULL) return 0;
+    struct tm before, after;
+    int ok = cursor == der + der_length
+        && ASN1_TIME_to_tm(X509_get0_notBefore(certificate), &before) == 1
+        && ASN1_TIME_to_tm(X509_get0_notAfter(certificate), &after) == 1;
+    if (ok) {
+        *not_before = (long long)timegm(&before);
+        *not_after = (long long)timegm(&after);
+    }
     X509_free(certificate);
     return ok;
 }

@@ -373,8 +373,32 @@ enum ReadmeBlock24 {
     }
 }
 
-// ### Proxies, block 25
+// #### TLS parameters and what a connection was, block 25
 enum ReadmeBlock25 {
+    static func run() async throws {
+        var parameters = TLSParameters()
+        parameters.tls13CipherSuites = ["TLS_AES_256_GCM_SHA384"]       // CURLOPT_TLS13_CIPHERS, --tls13-ciphers
+        parameters.cipherSuites = ["ECDHE-RSA-AES256-GCM-SHA384"]       // TLS 1.2: CURLOPT_SSL_CIPHER_LIST, --ciphers
+        parameters.keyExchangeGroups = ["X25519", "P-384"]              // CURLOPT_SSL_EC_CURVES, --curves
+        parameters.requiresOCSPStapling = true                          // CURLOPT_SSL_VERIFYSTATUS, --cert-status
+        var configuration = SessionConfiguration()
+        configuration.trust = TrustConfiguration(default: TrustPolicy.systemTrust.tlsParameters(parameters))
+        configuration.capturesPeerCertificates = true                  // off by default
+
+        let session = Session(configuration: configuration)
+        let response = try await session.request("https://example.com").response
+        if let tls = response.metrics.tls {
+            print(tls.protocolVersion, tls.cipherSuite, tls.keyExchangeGroup ?? "?", tls.applicationProtocol ?? "no ALPN")
+            for certificate in tls.peerCertificates {                   // leaf first, as the server sent them
+                print(certificate.subject, certificate.notValidAfter, certificate.sha256)
+            }
+        }
+        _ = (parameters, configuration, session, response)
+    }
+}
+
+// ### Proxies, block 26
+enum ReadmeBlock26 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.proxy = .direct                          // ignore the environment
@@ -392,8 +416,8 @@ enum ReadmeBlock25 {
     }
 }
 
-// ### Unix-domain sockets, block 26
-enum ReadmeBlock26 {
+// ### Unix-domain sockets, block 27
+enum ReadmeBlock27 {
     static func run() async throws {
         // Docker Engine API: the socket's path, percent-encoded, is the host.
         let containers = try await session.request("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json")
@@ -406,8 +430,8 @@ enum ReadmeBlock26 {
     }
 }
 
-// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 27
-enum ReadmeBlock27 {
+// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 28
+enum ReadmeBlock28 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Connect to 127.0.0.1 for api.test:8443; the request still says Host: api.test:8443 (and TLS checks that name).
@@ -429,8 +453,8 @@ enum ReadmeBlock27 {
     }
 }
 
-// ### HSTS and HTTPS-only sessions, block 28
-enum ReadmeBlock28 {
+// ### HSTS and HTTPS-only sessions, block 29
+enum ReadmeBlock29 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Hosts that sent Strict-Transport-Security over verified HTTPS are only ever asked over HTTPS;
@@ -443,8 +467,8 @@ enum ReadmeBlock28 {
     }
 }
 
-// ### HTTP authentication, block 29
-enum ReadmeBlock29 {
+// ### HTTP authentication, block 30
+enum ReadmeBlock30 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -459,8 +483,8 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### Run a task on the session's thread, block 30
-enum ReadmeBlock30 {
+// ### Run a task on the session's thread, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -472,8 +496,8 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### Errors, block 31
-enum ReadmeBlock31 {
+// ### Errors, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -483,8 +507,8 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Errors, block 32
-enum ReadmeBlock32 {
+// ### Errors, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         Task {
             do {
@@ -498,8 +522,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 33
-enum ReadmeBlock33 {
+// ### Print a request: `print`, `debugPrint` and curl, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -526,16 +550,16 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 34
-enum ReadmeBlock34 {
+// ### Print a request: `print`, `debugPrint` and curl, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 35
-enum ReadmeBlock35 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -553,8 +577,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Turning failures into your own errors, block 36
-enum ReadmeBlock36 {
+// ### Turning failures into your own errors, block 37
+enum ReadmeBlock37 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -580,8 +604,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 37
-enum ReadmeBlock37 {
+// ### Retrying with `RetryPolicy`, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -595,8 +619,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Network reachability, block 38
-enum ReadmeBlock38 {
+// ### Network reachability, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -612,8 +636,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Network reachability, block 39
-enum ReadmeBlock39 {
+// ### Network reachability, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -625,8 +649,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### OAuth2, block 40
-enum ReadmeBlock40 {
+// ### OAuth2, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -644,8 +668,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### OAuth2, block 41
-enum ReadmeBlock41 {
+// ### OAuth2, block 42
+enum ReadmeBlock42 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -662,8 +686,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### HTTP cache, block 42
-enum ReadmeBlock42 {
+// ### HTTP cache, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -677,8 +701,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### Cookies, block 43
-enum ReadmeBlock43 {
+// ### Cookies, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -690,8 +714,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### Cookies, block 44
-enum ReadmeBlock44 {
+// ### Cookies, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -700,8 +724,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### Cookies, block 45
-enum ReadmeBlock45 {
+// ### Cookies, block 46
+enum ReadmeBlock46 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -721,8 +745,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### Observing and logging, block 46
-enum ReadmeBlock46 {
+// ### Observing and logging, block 47
+enum ReadmeBlock47 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -732,10 +756,10 @@ enum ReadmeBlock46 {
     }
 }
 
-// ### Tracing and metrics, block 47: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 48: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 48
-enum ReadmeBlock48 {
+// ### Tracing and metrics, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -755,8 +779,8 @@ enum ReadmeBlock48 {
     }
 }
 
-// ## OpenAPI clients, block 49
-enum ReadmeBlock49 {
+// ## OpenAPI clients, block 50
+enum ReadmeBlock50 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -767,4 +791,4 @@ enum ReadmeBlock49 {
     }
 }
 
-// ## OpenAPI clients, block 50: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 51: calls a generated OpenAPI client, not compiled here.

@@ -34,6 +34,16 @@ int curlew_tls_visit_peer_certificates(CURL *handle, curlew_peer_certificates wh
 int curlew_visit_certificate(const unsigned char *der, size_t der_length,
                              curlew_certificate_visitor visitor, void *context);
 
+/// The TLS version (`TLSv1.3`), cipher suite, key-exchange group (NULL when unknown) and ALPN
+/// protocol of the connection `handle`'s transfer uses; the strings are OpenSSL's and live as
+/// long as the connection. Returns 0, -1 when the transfer has no TLS session, -2 when
+/// libcurl's TLS backend is not OpenSSL.
+int curlew_tls_connection(CURL *handle, const char **version, const char **cipher, const char **group,
+                          const unsigned char **alpn, unsigned int *alpn_length);
+/// The validity period of one DER certificate, in seconds since 1970 (UTC). Returns 1, or 0
+/// when `der` is not exactly one certificate.
+int curlew_certificate_validity(const unsigned char *der, size_t der_length,
+                                long long *not_before, long long *not_after);
 /// SHA-256 (32 bytes) and SHA-1 (20 bytes) digests.
 void curlew_sha256(const void *data, size_t length, unsigned char *digest);
 void curlew_sha1(const void *data, size_t length, unsigned char *digest);

@@ -105,6 +105,12 @@ extension EasyHandlePool {
         case nil: try options.set(names.sslVersion, CURL_SSLVERSION_DEFAULT)
         }
         try applyClientCertificate(policy?.policy.clientCertificate, names, options)
+        let parameters = policy?.policy.tlsParameters
+        try setString(names.cipherList, parameters?.cipherList, options)
+        try setString(names.tls13Ciphers, parameters?.tls13CipherList, options)
+        // libcurl has no proxy variant of these two: they apply to the origin's connection only.
+        if let curves = names.curves { try setString(curves, parameters?.groupList, options) }
+        if let verifyStatus = names.verifyStatus { try options.set(verifyStatus, parameters?.requiresOCSPStapling == true ? 1 : 0) }
     }
 
     private func applyClientCertificate(_ certificate: ClientCertificate?, _ names: TLSOptionNames, _ options: EasyOptions) throws(CurlewError) {
@@ -155,17 +161,24 @@ extension EasyHandlePool {
 struct TLSOptionNames {
     let verifyPeer, verifyHost, caInfoBlob, caPath, sslVersion: CURLoption
     let certificate, certificateBlob, key, keyBlob, certificateType, keyType, keyPassword: CURLoption
+    let cipherList, tls13Ciphers: CURLoption
+    /// Origin only: libcurl has no `CURLOPT_PROXY_` variant.
+    let curves, verifyStatus: CURLoption?
 
     static let origin = TLSOptionNames(
         verifyPeer: CURLOPT_SSL_VERIFYPEER, verifyHost: CURLOPT_SSL_VERIFYHOST, caInfoBlob: CURLOPT_CAINFO_BLOB,
         caPath: CURLOPT_CAPATH, sslVersion: CURLOPT_SSLVERSION, certificate: CURLOPT_SSLCERT,
         certificateBlob: CURLOPT_SSLCERT_BLOB, key: CURLOPT_SSLKEY, keyBlob: CURLOPT_SSLKEY_BLOB,
-        certificateType: CURLOPT_SSLCERTTYPE, keyType: CURLOPT_SSLKEYTYPE, keyPassword: CURLOPT_KEYPASSWD)
+        certificateType: CURLOPT_SSLCERTTYPE, keyType: CURLOPT_SSLKEYTYPE, keyPassword: CURLOPT_KEYPASSWD,
+        cipherList: CURLOPT_SSL_CIPHER_LIST, tls13Ciphers: CURLOPT_TLS13_CIPHERS, curves: CURLOPT_SSL_EC_CURVES,
+        verifyStatus: CURLOPT_SSL_VERIFYSTATUS)
 
     static let proxy = TLSOptionNames(
         verifyPeer: CURLOPT_PROXY_SSL_VERIFYPEER, verifyHost: CURLOPT_PROXY_SSL_VERIFYHOST,
         caInfoBlob: CURLOPT_PROXY_CAINFO_BLOB, caPath: CURLOPT_PROXY_CAPATH, sslVersion: CURLOPT_PROXY_SSLVERSION,
         certificate: CURLOPT_PROXY_SSLCERT, certificateBlob: CURLOPT_PROXY_SSLCERT_BLOB, key: CURLOPT_PROXY_SSLKEY,
         keyBlob: CURLOPT_PROXY_SSLKEY_BLOB, certificateType: CURLOPT_PROXY_SSLCERTTYPE,
-        keyType: CURLOPT_PROXY_SSLKEYTYPE, keyPassword: CURLOPT_PROXY_KEYPASSWD)
+        keyType: CURLOPT_PROXY_SSLKEYTYPE, keyPassword: CURLOPT_PROXY_KEYPASSWD,
+        cipherList: CURLOPT_PROXY_SSL_CIPHER_LIST, tls13Ciphers: CURLOPT_PROXY_TLS13_CIPHERS, curves: nil,
+        verifyStatus: nil)
 }

@@ -38,6 +38,8 @@ final class SessionTransferSettings: Sendable {
     /// The trust policies by host, asked whether a connection validated its chain before a
     /// `Strict-Transport-Security` field teaches ``hsts`` anything.
     let trust: TrustConfiguration
+    /// Whether HTTPS responses carry the server's certificates (``SessionConfiguration/capturesPeerCertificates``).
+    let capturesPeerCertificates: Bool
 
     init(configuration: SessionConfiguration) {
         timeouts = configuration.timeouts
@@ -59,6 +61,7 @@ final class SessionTransferSettings: Sendable {
         network = configuration.network
         hsts = configuration.hsts
         trust = configuration.trust
+        capturesPeerCertificates = configuration.capturesPeerCertificates
         httpsOnly = configuration.httpsOnly
         requiresHTTPSCheck = configuration.hsts != nil || configuration.httpsOnly
         limitsAreValid = (try? TransferSettings.validate(

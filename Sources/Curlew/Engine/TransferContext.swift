@@ -65,6 +65,8 @@ class TransferContext: @unchecked Sendable {
     @exclusivity(unchecked) private var headerLinesSeen: UInt64 = 0
     @exclusivity(unchecked) private(set) var finalHead: ResponseHead?
     @exclusivity(unchecked) private var pendingRedirect: OutgoingRequest?
+    /// The TLS connection of the hop whose head was final, read while it was alive.
+    @exclusivity(unchecked) private var tlsConnection: TLSConnectionBox?
     @exclusivity(unchecked) private(set) var redirects: [RedirectHop] = []
 
     // The body.
@@ -133,6 +135,7 @@ class TransferContext: @unchecked Sendable {
             headerLinesSeen = easy.headBuffer.pointee.lines
         }
         finalHead = nil
+        tlsConnection = nil
         pendingRedirect = nil
         heldChallenge = nil
         hopCarriesCredentials = false
@@ -322,6 +325,11 @@ class TransferContext: @unchecked Sendable {
 
     private func acceptFinalHead(_ head: ResponseHead, transfer: Transfer) -> Bool {
         finalHead = head
+        // The connection is alive while its head is read: what it was is read now, for the metrics.
+        if let easy, HopURLFacts(of: request).isHTTPS {
+            tlsConnection = TLSConnectionDetails.read(from: easy.pointer, certificates: settings.session.capturesPeerCertificates)
+                .map(TLSConnectionBox.init)
+        }
         let notes = headParser.notes
         // Content codings when the session decodes them; transfer codings other than chunked
         // always, since they are not part of the representation (libcurl passes them on coded).
@@ -494,7 +502,8 @@ class TransferContext: @unchecked Sendable {
         }
         finishHeadBuffer(transfer: transfer)
         if resendWithoutExpect { return resendingWithoutExpect() }
-        let metrics = TransferMetrics(handle: handle)
+        var metrics = TransferMetrics(handle: handle)
+        if let tlsConnection { metrics.tlsBox = tlsConnection }
         if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {
             heldChallenge = nil
             _ = acceptFinalHead(held, transfer: transfer)  // A failure is recorded and reported below.

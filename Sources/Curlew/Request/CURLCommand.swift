@@ -59,6 +59,11 @@ enum CURLCommand {
         // The certificate authorities a pin's chain is validated against (`validatingChain(against:)`).
         if let authorities = policy.chainAuthorities { caArguments(authorities) }
         if policy.minimumTLSVersion == .v1_3, !forProxy { parts.append("--tlsv1.3") }
+        let parameters = policy.tlsParameters
+        if let list = parameters.cipherList { parts += [flag("ciphers"), quote(list)] }
+        if let list = parameters.tls13CipherList { parts += [flag("tls13-ciphers"), quote(list)] }
+        if !forProxy, let list = parameters.groupList { parts += ["--curves", quote(list)] }
+        if !forProxy, parameters.requiresOCSPStapling { parts.append("--cert-status") }
         if let certificate = policy.clientCertificate {
             if case .file(let path) = certificate.certificate {
                 parts += [flag("cert"), quote(path), flag("cert-type"), certificate.format.rawValue]

@@ -28,6 +28,14 @@ public struct TransferMetrics: Sendable, Hashable {
     /// Whether the response came from the session's ``HTTPCache``: nil when the session has
     /// none or the request passed it by (a stream, an unsafe method, a range).
     public var cacheStatus: CacheStatus? = nil
+    /// The TLS connection of the response's last hop: version, cipher suite, ALPN protocol and
+    /// (when the session captures them) the server's certificates; nil for plain HTTP and for
+    /// responses that did not come from the network.
+    public var tls: TLSConnectionDetails? {
+        get { tlsBox?.details }
+        set { tlsBox = newValue.map(TLSConnectionBox.init) }
+    }
+    var tlsBox: TLSConnectionBox? = nil
 
     /// Zero metrics, for responses that never reached the network.
     public static let zero = TransferMetrics(

@@ -115,6 +115,10 @@ public struct SessionConfiguration: Sendable {
     /// ``hsts`` upgraded what it could) fails with ``CurlewError/Kind/unsupportedScheme``
     /// before any connection. Requests over a Unix socket are local and still allowed. Off by default.
     public var httpsOnly = false
+    /// Whether ``TransferMetrics/tls`` of HTTPS responses carries the certificates the server
+    /// sent (``TLSConnectionDetails/peerCertificates``). Off by default: copying and parsing
+    /// the chain costs more than the rest of the details, which every HTTPS response has.
+    public var capturesPeerCertificates = false
 
     /// The defaults.
     public init() {}

@@ -133,6 +133,7 @@ final class ResolvedTrustPolicy: Sendable {
                 replaces = true
             }
             try policy.clientCertificate?.validate()
+            if let problem = policy.tlsParameters.problem { throw TrustConfigurationProblem(problem) }
         } catch {
             throw problem(error)
         }

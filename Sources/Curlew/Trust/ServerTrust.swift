@@ -12,6 +12,9 @@ public struct ServerTrust: Sendable {
     /// Whether OpenSSL verified ``certificates`` against the trusted certificate authorities
     /// and the host name before the evaluation was called.
     public let chainValidated: Bool
+    /// The connection's TLS version, cipher suite and ALPN protocol, with ``certificates`` as
+    /// ``CertificateDetails``; nil when OpenSSL could not say.
+    public let connection: TLSConnectionDetails?
 
     /// The leaf certificate's SHA-256, as colon-separated uppercase hex.
     public var leafSHA256: String? { certificates.first.map { PeerCertificate.hex(PeerCertificate.sha256($0)) } }

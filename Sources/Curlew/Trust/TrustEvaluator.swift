@@ -39,8 +39,11 @@ enum TrustEvaluator {
             }
             return matches ? nil : rejection(policy, url: url, reason: "the leaf certificate matches no fingerprint", leaf: leaf)
         case .custom(let validateChain, let evaluate):
+            var connection = TLSConnectionDetails.read(from: handle, certificates: false)
+            connection?.peerCertificates = chain.compactMap { CertificateDetails(der: $0.der) }
             let trust = ServerTrust(
-                host: host, port: url.port ?? 443, certificates: chain.map(\.der), chainValidated: validateChain)
+                host: host, port: url.port ?? 443, certificates: chain.map(\.der), chainValidated: validateChain,
+                connection: connection)
             switch evaluate(trust) {
             case .trust: return nil
             case .reject(let reason):

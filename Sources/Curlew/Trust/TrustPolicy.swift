@@ -26,6 +26,8 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
     let evaluation: Evaluation
     /// The oldest TLS version accepted; TLS 1.2 unless set.
     public var minimumTLSVersion: TLSVersion = .v1_2
+    /// Cipher suites, key-exchange groups and OCSP stapling; libcurl's defaults unless set.
+    public var tlsParameters = TLSParameters()
     /// The client certificate presented to these hosts, if any.
     public var clientCertificate: ClientCertificate?
     /// For pins, fingerprints and custom evaluations that validate the chain: the
@@ -88,6 +90,14 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
     public func minimumTLSVersion(_ version: TLSVersion) -> TrustPolicy {
         var copy = self
         copy.minimumTLSVersion = version
+        return copy
+    }
+
+    /// This policy with other TLS parameters (cipher suites, groups, OCSP stapling). Bad names
+    /// fail requests with ``CurlewError/Kind/invalidRequest`` before any connection.
+    public func tlsParameters(_ parameters: TLSParameters) -> TrustPolicy {
+        var copy = self
+        copy.tlsParameters = parameters
         return copy
     }
 
