@@ -107,6 +107,10 @@ public struct SessionConfiguration: Sendable {
     /// ``ReachabilityMonitor/shared()``, started on first need. When no monitor can be started,
     /// requests do not wait.
     public var reachabilityMonitor: ReachabilityMonitor?
+    /// Answers every transfer in place of the network, for tests: set by `CurlewTesting`
+    /// (`SessionConfiguration.stubbed(by:)`), never by applications. Nil (the default) uses
+    /// libcurl.
+    @_spi(Stubbing) public var transportStub: (any TransportStub)?
 
     /// The defaults.
     public init() {}
