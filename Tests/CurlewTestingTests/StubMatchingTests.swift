@@ -118,7 +118,9 @@ struct StubMatchingTests {
         #expect(names.firstIndex(of: "Host") == 0)
         let typeIndex = try #require(names.firstIndex(of: "Content-Type"))
         let framingIndex = try #require(names.firstIndex(of: "Transfer-Encoding"))
-        #expect(typeIndex < framingIndex)
+        let adaptedIndex = try #require(names.firstIndex(of: "X-Adapted"))
+        #expect(typeIndex < adaptedIndex, "the request's fields in their order, the adapter's after")
+        #expect(adaptedIndex < framingIndex)
         await session.shutdown()
     }
 
