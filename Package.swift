@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "Curlew", "CurlewXML", "CurlewOpenAPI",
+                "Curlew", "CurlewXML", "CurlewOpenAPI", "CurlewTesting",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

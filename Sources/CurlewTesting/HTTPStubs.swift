@@ -5,7 +5,7 @@ import Synchronization
 
 /// Stubbed answers for one session's requests, and a record of every request it received.
 ///
-/// A session made with ``Curlew/SessionConfiguration/stubbed(by:from:)`` sends nothing: each
+/// A session made with `SessionConfiguration.stubbed` sends nothing: each
 /// request, after its adapters, goes to these stubs, and the stub's answer comes back through
 /// the same steps as a server's — redirects, cookies, the cache, retries, validation and
 /// decoding all run in Curlew as over the network. Only libcurl's transfer is replaced.
@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// When several stubs match a request, the one registered last answers (so a test can
 /// override a fixture's general stub). A request no stub matches fails with a
-/// ``Curlew/CurlewError`` of kind ``Curlew/CurlewError/Kind/transport`` whose message lists the
+/// `CurlewError` of kind `CurlewError.Kind.transport` whose message lists the
 /// registered stubs; it is recorded in ``unmatchedRequests``.
 ///
 /// Stubs hold no global state: each instance belongs to the sessions configured with it, so

@@ -8,7 +8,7 @@ extension SessionConfiguration {
     /// ```
     ///
     /// Start from `configuration` to keep your own settings (cookies, cache, timeouts, event
-    /// monitors, …). The proxy is set to ``Curlew/ProxyConfiguration/direct``: a proxy from the
+    /// monitors, …). The proxy is set to `ProxyConfiguration.direct`: a proxy from the
     /// environment would otherwise take the blame for stubbed connection failures.
     public static func stubbed(by stubs: HTTPStubs, from configuration: SessionConfiguration = .default) -> SessionConfiguration {
         var stubbed = configuration

@@ -2,31 +2,31 @@
 
 /// A network failure a stub plays back. Each reaches the session as libcurl reports that
 /// failure, through the same mapping, so the request fails with the same
-/// ``Curlew/CurlewError/Kind`` as against a real server that fails that way (and retry policies
+/// `CurlewError.Kind` as against a real server that fails that way (and retry policies
 /// treat it the same).
 public enum StubFailure: Sendable, Hashable, CaseIterable {
-    /// Nothing accepts connections: ``Curlew/CurlewError/Kind/connectionRefused``.
+    /// Nothing accepts connections: `CurlewError.Kind.connectionRefused`.
     case connectionRefused
-    /// The host name does not resolve: ``Curlew/CurlewError/Kind/hostNotFound``.
+    /// The host name does not resolve: `CurlewError.Kind.hostNotFound`.
     case hostNotFound
-    /// No connection within the connect timeout: ``Curlew/CurlewError/Kind/connectTimeout`` when
-    /// the session (or request) sets ``Curlew/Timeouts/connect``, otherwise
-    /// ``Curlew/CurlewError/Kind/totalTimeout``, as libcurl's own connect limit would.
+    /// No connection within the connect timeout: `CurlewError.Kind.connectTimeout` when
+    /// the session (or request) sets `Timeouts.connect`, otherwise
+    /// `CurlewError.Kind.totalTimeout`, as libcurl's own connect limit would.
     case connectTimeout
-    /// The total timeout passed after connecting: ``Curlew/CurlewError/Kind/totalTimeout``.
+    /// The total timeout passed after connecting: `CurlewError.Kind.totalTimeout`.
     case totalTimeout
-    /// Nothing moved for the idle timeout: ``Curlew/CurlewError/Kind/idleTimeout``.
+    /// Nothing moved for the idle timeout: `CurlewError.Kind.idleTimeout`.
     case idleTimeout
-    /// The TLS handshake failed: ``Curlew/CurlewError/Kind/tlsFailure``.
+    /// The TLS handshake failed: `CurlewError.Kind.tlsFailure`.
     case tlsFailure
-    /// The server reset the connection (libcurl code 56): ``Curlew/CurlewError/Kind/transport``,
+    /// The server reset the connection (libcurl code 56): `CurlewError.Kind.transport`,
     /// which retry policies retry as a lost connection.
     case connectionReset
     /// The server closed the connection before the declared body length arrived (libcurl code
-    /// 18): ``Curlew/CurlewError/Kind/connectionClosedMidBody``.
+    /// 18): `CurlewError.Kind.connectionClosedMidBody`.
     case closedMidBody
     /// The server closed the connection without a response (libcurl code 52):
-    /// ``Curlew/CurlewError/Kind/malformedResponse``.
+    /// `CurlewError.Kind.malformedResponse`.
     case emptyReply
 
     var transportFailure: TransportStubFailure {
