@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewXML", targets: ["CurlewXML"]),
         .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
+        .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -75,6 +76,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // Stubs for the tests of code that uses Curlew: answers in place of libcurl's transfer.
+        .target(
+            name: "CurlewTesting",
+            dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         .systemLibrary(name: "CTestCompression", path: "Tests/CTestCompression"),
         .target(
             name: "TestServer",
@@ -94,12 +100,16 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        .testTarget(
+            name: "CurlewTestingTests",
+            dependencies: ["CurlewTesting", "Curlew", "TestServer", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         .testTarget(name: "CurlewXMLTests", dependencies: ["CurlewXML", "Curlew", "TestServer"]),
         // Every ```swift block of README.md, compiled (see scripts/readme-snippets.sh).
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "Curlew", "CurlewXML", "CurlewOpenAPI",
+                "Curlew", "CurlewXML", "CurlewOpenAPI", "CurlewTesting",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

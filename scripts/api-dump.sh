@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/swiftpm-tmp.sh
 source scripts/swiftpm-tmp.sh
-modules=(Curlew CurlewXML CurlewOpenAPI)
+modules=(Curlew CurlewXML CurlewOpenAPI CurlewTesting)
 graphs=.build/api-symbolgraph
 rm -rf "$graphs"
 swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members >/dev/null

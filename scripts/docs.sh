@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Curlew and CurlewXML (Sources/*/*.docc, with the compiled
+# Builds the DocC documentation of Curlew, CurlewXML and CurlewTesting (Sources/*/*.docc, with the compiled
 # snippets of Snippets/) and fails on any DocC warning: an unresolved ``symbol`` link, a missing
 # snippet or slice, an undocumented parameter. The archives go to
 # .build/plugins/Swift-DocC/outputs/{Curlew,CurlewXML}.doccarchive.
@@ -12,7 +12,7 @@ export TMPDIR="$PWD/.build/docs-tmp"
 mkdir -p "$TMPDIR"
 trap 'rm -rf "$TMPDIR"' EXIT
 swift package --disable-sandbox generate-documentation \
-    --target Curlew --target CurlewXML --warnings-as-errors
+    --target Curlew --target CurlewXML --target CurlewTesting --warnings-as-errors
 if [[ "${1:-}" == "--preview" ]]; then
     swift package --disable-sandbox preview-documentation --target Curlew
 fi

@@ -5,6 +5,7 @@
 import CoreMetrics
 import Curlew
 import CurlewOpenAPI
+import CurlewTesting
 import CurlewXML
 import Foundation
 import HTTPTypes
@@ -779,8 +780,29 @@ enum ReadmeBlock49 {
     }
 }
 
-// ## OpenAPI clients, block 50
+// ## Testing code that uses Curlew, block 50
 enum ReadmeBlock50 {
+    struct Item: Decodable, Sendable { let id: Int }
+
+    static func run() async throws {
+        let stubs = HTTPStubs()
+        stubs.register(.get, "https://api.example.com/items", .json(#"[{"id":1},{"id":2}]"#))
+        stubs.register(.get, "https://api.example.com/flaky", .status(503), .text("ok"))  // in turn
+        stubs.register(.get, "https://api.example.com/down", .failure(.connectionRefused))
+        stubs.register(.get, "https://api.example.com/big", .chunks([
+            StubChunk(Data(count: 64 << 10)), StubChunk(Data(count: 64 << 10), after: .milliseconds(50)),
+        ]))
+
+        let session = Session(configuration: .stubbed(by: stubs), interceptors: [RetryPolicy.default])
+        let items = try await session.request("https://api.example.com/items").decode([Item].self)
+        let sent = stubs.receivedRequests.first   // method, URL, header lines in order, body bytes
+        try stubs.verifyAllMatched()              // every stub used, every request matched
+        _ = (stubs, session, items, sent)
+    }
+}
+
+// ## OpenAPI clients, block 51
+enum ReadmeBlock51 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -791,4 +813,4 @@ enum ReadmeBlock50 {
     }
 }
 
-// ## OpenAPI clients, block 51: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 52: calls a generated OpenAPI client, not compiled here.

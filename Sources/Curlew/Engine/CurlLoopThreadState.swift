@@ -28,10 +28,21 @@ final class CurlLoopThreadState: @unchecked Sendable {
             _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
             _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
         }
-        handles = EasyHandlePool(configuration: configuration, share: share, clock: clock)
+        let handles = EasyHandlePool(configuration: configuration, share: share, clock: clock)
+        self.handles = handles
+        if let stub = configuration.transportStub {
+            stubs = StubTransferDriver(stub: stub, handles: handles, clock: clock)
+        } else {
+            stubs = nil
+        }
     }
 
+    /// Runs a stubbed session's transfers instead of the multi handle; nil for every other session.
+    private let stubs: StubTransferDriver?
+
     func handle(command: CurlLoop.Command) {
+        // The one test a real session pays for stubs: a nil check per command, never per callback.
+        if let stubs { return stubs.handle(command: command) }
         switch command {
         case .add(let transfer): add(transfer)
         case .cancel(let transfer): stop(transfer)
@@ -207,6 +218,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
     }
 
     func shutDown(leftovers: [Transfer]) {
+        stubs?.shutDown()
         let error = { (transfer: Transfer) in
             CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
         }

@@ -40,7 +40,8 @@ final class Transfer: TransferContext, @unchecked Sendable {
 
     let state: Mutex<TransferStateMachine>
     let events: EventSink?
-    private let loop: CurlLoop
+    /// The loop that runs the transfer (also the executor of a stubbed transfer's task).
+    let loop: CurlLoop
     /// A stream's tracing and metrics, which end with the transfer; nil for other modes, whose
     /// pipeline ends them, and when nothing observes requests.
     private let probe: RequestProbe?

@@ -500,9 +500,15 @@ class TransferContext: @unchecked Sendable {
         guard let handle else {
             return .finished(.failure(CurlewError(.transport, "internal: transfer without a handle", url: request.url)))
         }
+        return complete(code: code, transfer: transfer, metrics: TransferMetrics(handle: handle))
+    }
+
+    /// ``complete(code:transfer:)`` with the hop's metrics measured already (libcurl's, or a
+    /// stub's: see ``StubTransferDriver``). The hop still has its easy handle.
+    func complete(code: CURLcode, transfer: Transfer, metrics: TransferMetrics) -> Completion {
         finishHeadBuffer(transfer: transfer)
         if resendWithoutExpect { return resendingWithoutExpect() }
-        var metrics = TransferMetrics(handle: handle)
+        var metrics = metrics
         if let tlsConnection { metrics.tlsBox = tlsConnection }
         if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {
             heldChallenge = nil

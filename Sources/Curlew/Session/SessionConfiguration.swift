@@ -119,6 +119,10 @@ public struct SessionConfiguration: Sendable {
     /// sent (``TLSConnectionDetails/peerCertificates``). Off by default: copying and parsing
     /// the chain costs more than the rest of the details, which every HTTPS response has.
     public var capturesPeerCertificates = false
+    /// Answers every transfer in place of the network, for tests: set by `CurlewTesting`
+    /// (`SessionConfiguration.stubbed(by:)`), never by applications. Nil (the default) uses
+    /// libcurl.
+    @_spi(Stubbing) public var transportStub: (any TransportStub)?
 
     /// The defaults.
     public init() {}
