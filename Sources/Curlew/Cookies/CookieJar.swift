@@ -53,7 +53,7 @@ public final class CookieJar: Sendable {
     /// file gives an empty jar; an unreadable or malformed one is an error.
     public convenience init(contentsOf fileURL: URL, additionalPublicSuffixes: Set<String> = []) throws(CurlewError) {
         self.init(additionalPublicSuffixes: additionalPublicSuffixes)
-        if let data = try CookieFile.contents(of: fileURL) { try load(data, from: fileURL, now: Date()) }
+        if let data = try PrivateFile.contents(of: fileURL, what: "the cookie file", maximumSize: PrivateFile.maximumCookieFileSize) { try load(data, from: fileURL, now: Date()) }
     }
 
     // MARK: The HTTP side
@@ -186,7 +186,7 @@ public final class CookieJar: Sendable {
         } catch {
             throw CurlewError(.fileSystem, "could not encode the cookies: \(error)", url: fileURL, underlying: error)
         }
-        try CookieFile.save(data, to: fileURL)
+        try PrivateFile.save(data, to: fileURL, what: "the cookie file")
     }
 
     /// Adds the cookies of a file written by ``save(to:includingSessionCookies:now:)``, replacing
@@ -197,7 +197,7 @@ public final class CookieJar: Sendable {
     /// a public suffix unless the cookie is host-only, sizes and prefixes within the rules.
     /// Anything else is an error, and nothing is added.
     public func load(from fileURL: URL, now: Date = Date()) throws(CurlewError) {
-        guard let data = try CookieFile.contents(of: fileURL) else {
+        guard let data = try PrivateFile.contents(of: fileURL, what: "the cookie file", maximumSize: PrivateFile.maximumCookieFileSize) else {
             throw CurlewError(.fileSystem, "could not read the cookie file: it does not exist", url: fileURL)
         }
         try load(data, from: fileURL, now: now)
