@@ -270,8 +270,9 @@ class TransferContext: @unchecked Sendable {
         }
         if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.response.headerFields[.location] {
             switch decideRedirect(head: head.response, location: location) {
-            case .follow(let next, let hop):
+            case .follow(let next, var hop):
                 pendingRedirect = next
+                hop.request = request
                 redirects.append(hop)
                 return true
             case .deliver:
@@ -488,6 +489,7 @@ class TransferContext: @unchecked Sendable {
         if code == CURLE_OK, failure == nil, pendingRedirect == nil, downloadFile != nil { checkDownloadLength() }
         if code == CURLE_OK, failure == nil {
             if let next = pendingRedirect {
+                if !redirects.isEmpty { redirects[redirects.count - 1].metrics = metrics }
                 request = next
                 return .redirect
             }
