@@ -235,6 +235,7 @@ enum ReadmeBlock15 {
             case .response(let head): print(head.status)
             case .suspended, .resumed: print(event)
             case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.total)
+            case .wireTrace(let record): print(record)  // only when the request is traced (WireTrace)
             }
         }
     }
@@ -718,10 +719,38 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### Tracing and metrics, block 46: a Package.swift fragment, not compiled.
+// ### HAR export, block 46
+enum ReadmeBlock46 {
+    static func run() async throws {
+        let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
+        var configuration = SessionConfiguration()
+        configuration.eventMonitors = [recorder]
+        let session = Session(configuration: configuration)
+        _ = try await session.request("https://api.example.com/v2/me").data()
+        try recorder.write(to: URL(fileURLWithPath: "session.har"))   // atomic, mode 0600
+        let entries = try HARArchive(contentsOf: URL(fileURLWithPath: "session.har")).log.entries
+        _ = (recorder, configuration, session, entries)
+    }
+}
 
-// ### Tracing and metrics, block 47
+// ### Wire trace, block 47
 enum ReadmeBlock47 {
+    static func run() async throws {
+        var traced = SessionConfiguration()
+        traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
+        var options = RequestOptions()
+        options.wireTrace = WireTrace(includesBodyBytes: true)        // or one request; .off opts out
+        for try await event in session.request(url, options: options).events {
+            if case .wireTrace(let record) = event { print(record) }   // "> GET /v2/me HTTP/1.1", "< [512 body bytes]"
+        }
+        _ = (traced, options)
+    }
+}
+
+// ### Tracing and metrics, block 48: a Package.swift fragment, not compiled.
+
+// ### Tracing and metrics, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -741,8 +770,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ## OpenAPI clients, block 48
-enum ReadmeBlock48 {
+// ## OpenAPI clients, block 50
+enum ReadmeBlock50 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -753,4 +782,4 @@ enum ReadmeBlock48 {
     }
 }
 
-// ## OpenAPI clients, block 49: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 51: calls a generated OpenAPI client, not compiled here.
