@@ -98,7 +98,9 @@ let package = Package(
                 "Curlew", "TestServer",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
+            ],
+            // Read from the source tree by path (the HAR schema check runs Python on them).
+            exclude: ["Resources"]
         ),
         .testTarget(
             name: "CurlewTestingTests",

@@ -17,6 +17,7 @@ for try await event in session.download(url, to: .directory(dir)).events {
     case .response(let head): print(head.status)
     case .suspended, .resumed: print(event)
     case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.total)
+    case .wireTrace(let record): print(record)  // only when the request is traced (WireTrace)
     }
 }
 // snippet.end

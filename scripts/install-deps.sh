@@ -32,3 +32,12 @@ if (( ${#missing[@]} > 0 )); then
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Python modules of the HAR schema check (Tests/CurlewTests/Resources/HAR/validate-har.py):
+# jsonschema with the HAR 1.2 schema there, and haralyzer, a HAR reader independent of Curlew.
+if [[ "${1:-}" == "--tests" ]]; then
+    if ! python3 -c 'import jsonschema, haralyzer' 2>/dev/null; then
+        echo "Installing Python modules: jsonschema haralyzer"
+        python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore jsonschema haralyzer
+    fi
+fi

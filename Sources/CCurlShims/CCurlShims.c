@@ -35,6 +35,15 @@ CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback cal
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
+CURLcode curlew_easy_setopt_debug_callback(CURL *handle, curlew_debug_callback callback) {
+    // Verbose off first, so that a failed set leaves no trace on.
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_VERBOSE, 0L);
+    if (code != CURLE_OK) return code;
+    code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
+    if (code != CURLE_OK || callback == NULL) return code;
+    return curl_easy_setopt(handle, CURLOPT_VERBOSE, 1L);
+}
+
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -253,6 +253,7 @@ struct EndpointTests {
         full.cookieStorage = .disabled
         full.connectTo = [HostAndPort("a.test", port: 443): HostAndPort("127.0.0.1", port: 8443)]
         full.ipVersion = .ipv4Only
+        full.wireTrace = .off
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options.values).children.compactMap { child in
                 guard let label = child.label else { return nil }

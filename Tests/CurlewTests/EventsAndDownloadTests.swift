@@ -24,7 +24,7 @@ struct EventsAndDownloadTests {
             switch event {
             case .response(let value): head = value
             case .downloadProgress(let value): progress.append(value)
-            case .uploadProgress, .suspended, .resumed: break
+            case .uploadProgress, .suspended, .resumed, .wireTrace: break
             case .completed(let value): completion = value
             }
         }

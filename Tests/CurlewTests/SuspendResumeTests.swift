@@ -154,7 +154,7 @@ struct SuspendResumeTests {
             case .completed(let done):
                 order.append("completed")
                 #expect(try Data(contentsOf: done.fileURL ?? directory).count == 300000)
-            case .response, .uploadProgress: break
+            case .response, .uploadProgress, .wireTrace: break
             }
         }
         #expect(order == ["suspend", "suspended", "resumed", "completed"])

@@ -236,6 +236,7 @@ enum ReadmeBlock15 {
             case .response(let head): print(head.status)
             case .suspended, .resumed: print(event)
             case .completed(let done): print(done.fileURL?.path ?? "", done.metrics.total)
+            case .wireTrace(let record): print(record)  // only when the request is traced (WireTrace)
             }
         }
     }
@@ -757,10 +758,38 @@ enum ReadmeBlock47 {
     }
 }
 
-// ### Tracing and metrics, block 48: a Package.swift fragment, not compiled.
+// ### HAR export, block 48
+enum ReadmeBlock48 {
+    static func run() async throws {
+        let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
+        var configuration = SessionConfiguration()
+        configuration.eventMonitors = [recorder]
+        let session = Session(configuration: configuration)
+        _ = try await session.request("https://api.example.com/v2/me").data()
+        try recorder.write(to: URL(fileURLWithPath: "session.har"))   // atomic, mode 0600
+        let entries = try HARArchive(contentsOf: URL(fileURLWithPath: "session.har")).log.entries
+        _ = (recorder, configuration, session, entries)
+    }
+}
 
-// ### Tracing and metrics, block 49
+// ### Wire trace, block 49
 enum ReadmeBlock49 {
+    static func run() async throws {
+        var traced = SessionConfiguration()
+        traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
+        var options = RequestOptions()
+        options.wireTrace = WireTrace(includesBodyBytes: true)        // or one request; .off opts out
+        for try await event in session.request(url, options: options).events {
+            if case .wireTrace(let record) = event { print(record) }   // "> GET /v2/me HTTP/1.1", "< [512 body bytes]"
+        }
+        _ = (traced, options)
+    }
+}
+
+// ### Tracing and metrics, block 50: a Package.swift fragment, not compiled.
+
+// ### Tracing and metrics, block 51
+enum ReadmeBlock51 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -780,8 +809,8 @@ enum ReadmeBlock49 {
     }
 }
 
-// ## Testing code that uses Curlew, block 50
-enum ReadmeBlock50 {
+// ## Testing code that uses Curlew, block 52
+enum ReadmeBlock52 {
     struct Item: Decodable, Sendable { let id: Int }
 
     static func run() async throws {
@@ -801,8 +830,8 @@ enum ReadmeBlock50 {
     }
 }
 
-// ## OpenAPI clients, block 51
-enum ReadmeBlock51 {
+// ## OpenAPI clients, block 53
+enum ReadmeBlock53 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -813,4 +842,4 @@ enum ReadmeBlock51 {
     }
 }
 
-// ## OpenAPI clients, block 52: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 54: calls a generated OpenAPI client, not compiled here.

@@ -32,7 +32,7 @@ try await withSession { session in
             fflush(nil)
         case .completed(let done):
             print("\n   saved to \(done.fileURL?.path ?? "?") in \(done.metrics.total)\n")
-        case .response, .uploadProgress, .suspended, .resumed:
+        case .response, .uploadProgress, .suspended, .resumed, .wireTrace:
             break
         }
     }
@@ -47,7 +47,7 @@ try await withSession { session in
         case .uploadProgress(let progress): print("   upload   \(progress.completedBytes) bytes")
         case .response(let head): print("   response \(head.status.code) \(head.status.reasonPhrase)")
         case .downloadProgress(let progress): print("   download \(progress.completedBytes) bytes")
-        case .suspended, .resumed: break
+        case .suspended, .resumed, .wireTrace: break
         case .completed(let done):
             print("   completed over \(done.metrics.httpVersion.rawValue): \(String(decoding: done.body ?? Data(), as: UTF8.self))\n")
         }

@@ -13,6 +13,8 @@ typedef size_t (*curlew_data_callback)(char *buffer, size_t size, size_t nitems,
 typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
                                         curl_off_t ultotal, curl_off_t ulnow);
 typedef int (*curlew_seek_callback)(void *userdata, curl_off_t offset, int origin);
+/// `CURLOPT_DEBUGFUNCTION`'s callback (libcurl's `curl_debug_callback`).
+typedef int (*curlew_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
 
 CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode curlew_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
@@ -23,6 +25,9 @@ CURLcode curlew_easy_setopt_share(CURL *handle, CURLSH *share);
 CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption option, curlew_data_callback callback);
 CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback callback);
 CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback callback);
+/// Sets `CURLOPT_DEBUGFUNCTION` (NULL removes it) and `CURLOPT_VERBOSE` (1 with a callback, 0
+/// without): a wire trace, for the hops that ask for one.
+CURLcode curlew_easy_setopt_debug_callback(CURL *handle, curlew_debug_callback callback);
 
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);

@@ -53,7 +53,7 @@ public final class CookieJar: Sendable {
     /// file gives an empty jar; an unreadable or malformed one is an error.
     public convenience init(contentsOf fileURL: URL, additionalPublicSuffixes: Set<String> = []) throws(CurlewError) {
         self.init(additionalPublicSuffixes: additionalPublicSuffixes)
-        if let data = try PrivateFile.contents(of: fileURL, what: "the cookie file") { try load(data, from: fileURL, now: Date()) }
+        if let data = try PrivateFile.contents(of: fileURL, what: "the cookie file", maximumSize: PrivateFile.maximumCookieFileSize) { try load(data, from: fileURL, now: Date()) }
     }
 
     // MARK: The HTTP side
@@ -197,7 +197,7 @@ public final class CookieJar: Sendable {
     /// a public suffix unless the cookie is host-only, sizes and prefixes within the rules.
     /// Anything else is an error, and nothing is added.
     public func load(from fileURL: URL, now: Date = Date()) throws(CurlewError) {
-        guard let data = try PrivateFile.contents(of: fileURL, what: "the cookie file") else {
+        guard let data = try PrivateFile.contents(of: fileURL, what: "the cookie file", maximumSize: PrivateFile.maximumCookieFileSize) else {
             throw CurlewError(.fileSystem, "could not read the cookie file: it does not exist", url: fileURL)
         }
         try load(data, from: fileURL, now: now)

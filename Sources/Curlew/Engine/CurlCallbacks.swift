@@ -59,4 +59,13 @@ enum CurlCallbacks {
             transfer.context.handlePrerequest()
         }
     }
+
+    /// `CURLOPT_DEBUGFUNCTION`: a record of the wire trace. Installed only for traced hops.
+    static let debug: curlew_debug_callback = { _, type, data, size, userdata in
+        guard let userdata, let data else { return 0 }
+        EasyHandle.withTransfer(userdata, otherwise: ()) { _, transfer in
+            transfer.context.handleWireTrace(type, UnsafeRawBufferPointer(start: data, count: size), transfer: transfer)
+        }
+        return 0
+    }
 }

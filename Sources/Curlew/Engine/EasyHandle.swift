@@ -111,6 +111,8 @@ final class EasyHandle {
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_SEEKDATA, data), "CURLOPT_SEEKDATA")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_XFERINFODATA, data), "CURLOPT_XFERINFODATA")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_PREREQDATA, data), "CURLOPT_PREREQDATA")
+        // Read only while a traced hop has set `CURLOPT_DEBUGFUNCTION` (see `configureWireTrace`).
+        try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_DEBUGDATA, data), "CURLOPT_DEBUGDATA")
         try options.check(curlew_easy_setopt_pointer(pointer, CURLOPT_CURLU, UnsafeMutableRawPointer(parsedURL)), "CURLOPT_CURLU")
     }
 
@@ -161,6 +163,9 @@ struct EasyOptionRecord: Equatable {
     /// Whether `CURLOPT_HTTPHEADER` points at the session's shared header list, which lives as
     /// long as the handles; a request's own list is set on every hop.
     var sessionHeaders = false
+    /// Whether `CURLOPT_DEBUGFUNCTION` and `CURLOPT_VERBOSE` are set, for a traced hop; off for
+    /// a new handle (libcurl's default), nil while unknown (a set failed).
+    var tracing: Bool? = false
 }
 
 extension EasyOptions {

@@ -25,6 +25,8 @@ final class SessionTransferSettings: Sendable {
     let expectContinue: ExpectContinue
     /// DNS overrides, IP version, pool limits and local binding (see ``NetworkControls``).
     let network: NetworkControls
+    /// The session's wire trace, when it is on.
+    let wireTrace: WireTrace?
     /// Whether the session's own limits pass ``TransferSettings/validate(url:)``: a request
     /// that overrides none of them needs no check of its own.
     let limitsAreValid: Bool
@@ -64,6 +66,7 @@ final class SessionTransferSettings: Sendable {
         capturesPeerCertificates = configuration.capturesPeerCertificates
         httpsOnly = configuration.httpsOnly
         requiresHTTPSCheck = configuration.hsts != nil || configuration.httpsOnly
+        wireTrace = configuration.wireTrace.flatMap { $0.isEnabled ? $0 : nil }
         limitsAreValid = (try? TransferSettings.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
             networkProblem: network.problem, url: URL(fileURLWithPath: "/"))) != nil

@@ -42,6 +42,7 @@ extension TransferContext {
         try configureMethodAndBody(options, transfer: transfer, record: &record)
         try configureHeaders(options, sessionHeaders: sessionHeaders, record: &record)
         try configureAuthentication(options, facts: facts)
+        try configureWireTrace(options, record: &record)
     }
 
     private func configureTimeouts(

@@ -274,7 +274,7 @@ class TransferContext: @unchecked Sendable {
         if let hsts = settings.session.hsts { learnStrictTransportSecurity(from: head.response, into: hsts) }
         if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.response.headerFields[.location] {
             switch decideRedirect(head: head.response, location: location) {
-            case .follow(var next, let hop):
+            case .follow(var next, var hop):
                 if settings.session.requiresHTTPSCheck {
                     do throws(CurlewError) {
                         try HTTPSRequirement.apply(to: &next, hsts: settings.session.hsts, httpsOnly: settings.session.httpsOnly)
@@ -284,6 +284,7 @@ class TransferContext: @unchecked Sendable {
                     }
                 }
                 pendingRedirect = next
+                hop.request = request
                 redirects.append(hop)
                 return true
             case .deliver:
@@ -522,6 +523,7 @@ class TransferContext: @unchecked Sendable {
         if code == CURLE_OK, failure == nil, pendingRedirect == nil, downloadFile != nil { checkDownloadLength() }
         if code == CURLE_OK, failure == nil {
             if let next = pendingRedirect {
+                if !redirects.isEmpty { redirects[redirects.count - 1].metrics = metrics }
                 request = next
                 return .redirect
             }

@@ -59,6 +59,6 @@ extension TransferCompletion {
     init(_ outcome: TransferOutcome) {
         self.init(
             url: outcome.url, head: outcome.head, metrics: outcome.metrics, redirects: outcome.redirects,
-            fileURL: outcome.fileURL, body: outcome.fileURL == nil ? outcome.body : nil)
+            fileURL: outcome.fileURL, body: outcome.fileURL == nil ? outcome.body : nil, request: outcome.request)
     }
 }

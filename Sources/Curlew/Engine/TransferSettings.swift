@@ -38,6 +38,8 @@ final class TransferSettings: Sendable {
     /// Whether either of the two is set: the pooled handle gets them, and the session's back
     /// after (see ``EasyHandlePool/prepareNetwork(_:on:request:)``).
     let overridesNetwork: Bool
+    /// The wire trace of the request (its own, else the session's), when it is on.
+    let wireTrace: WireTrace?
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
 
@@ -58,6 +60,7 @@ final class TransferSettings: Sendable {
             connectToOverride = nil
             ipVersionOverride = nil
             overridesNetwork = false
+            wireTrace = session.wireTrace
             usesSessionLimits = true
             connectTimeoutMilliseconds = session.timeouts.connect?.curlMilliseconds ?? 0
             return
@@ -81,6 +84,7 @@ final class TransferSettings: Sendable {
         connectToOverride = options.connectTo
         ipVersionOverride = options.ipVersion
         overridesNetwork = options.connectTo != nil || options.ipVersion != nil
+        wireTrace = options.wireTrace.map { $0.isEnabled ? $0 : nil } ?? session.wireTrace
         usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
             && options.maximumBodySize == nil && options.connectTo == nil
         connectTimeoutMilliseconds = timeouts.connect?.curlMilliseconds ?? 0

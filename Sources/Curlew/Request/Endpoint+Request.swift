@@ -102,6 +102,7 @@ extension RequestOptions {
         merged.cookieStorage = cookieStorage ?? base.cookieStorage
         merged.connectTo = connectTo ?? base.connectTo
         merged.ipVersion = ipVersion ?? base.ipVersion
+        merged.wireTrace = wireTrace ?? base.wireTrace
         return merged
     }
 }

@@ -64,4 +64,8 @@ public struct RedirectHop: Sendable {
     public let to: URL
     /// The 3xx response head.
     public let response: HTTPResponse
+    /// The request that got the redirect, as sent (for ``HARRecorder``).
+    var request: OutgoingRequest? = nil
+    /// The hop's timings and sizes, once it finished (for ``HARRecorder``).
+    var metrics: TransferMetrics? = nil
 }

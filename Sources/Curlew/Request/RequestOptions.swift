@@ -53,6 +53,12 @@ public struct RequestOptions: Sendable {
         get { storage.values.unixSocketPath }
         set { update { $0.unixSocketPath = newValue } }
     }
+    /// A trace of this request's wire traffic instead of the session's
+    /// ``SessionConfiguration/wireTrace``; ``WireTrace/off`` turns the session's off.
+    public var wireTrace: WireTrace? {
+        get { storage.values.wireTrace }
+        set { update { $0.wireTrace = newValue } }
+    }
     /// Whether to ask with `Expect: 100-continue` before sending the body, instead of the
     /// session's ``SessionConfiguration/expectContinue``.
     public var expectContinue: ExpectContinue? {
@@ -126,6 +132,7 @@ public struct RequestOptions: Sendable {
         var cookieStorage: RequestCookieStorage?
         var connectTo: [HostAndPort: HostAndPort]?
         var ipVersion: IPVersionPreference?
+        var wireTrace: WireTrace?
     }
 
     /// The box the copies share.

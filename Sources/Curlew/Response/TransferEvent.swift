@@ -16,6 +16,8 @@ public enum TransferEvent: Sendable {
     case resumed
     /// The transfer finished successfully.
     case completed(TransferCompletion)
+    /// A record of the wire trace, when the request is traced (see ``WireTrace``).
+    case wireTrace(WireTraceRecord)
 }
 
 /// What a finished transfer reports in ``TransferEvent/completed(_:)``.
@@ -32,4 +34,6 @@ public struct TransferCompletion: Sendable {
     public let fileURL: URL?
     /// For data requests: the collected body.
     public let body: Data?
+    /// The request of the last hop, as sent (for ``HARRecorder``).
+    var request: OutgoingRequest? = nil
 }

@@ -31,6 +31,8 @@ import Synchronization
 public final class HSTSStore: Sendable {
     /// The most hosts a store holds.
     public static let maximumEntries = 10_000
+    /// The largest HSTS file read: far more than ``maximumEntries`` lines take.
+    static let maximumFileSize = 4 << 20
 
     /// The file the store reads at start and writes when it learns something; nil for memory only.
     public let fileURL: URL?
@@ -58,7 +60,7 @@ public final class HSTSStore: Sendable {
     public init(fileURL: URL, entries: [HSTSEntry] = []) throws(CurlewError) {
         self.fileURL = fileURL
         var initial = State()
-        if let data = try PrivateFile.contents(of: fileURL, what: "the HSTS file") {
+        if let data = try PrivateFile.contents(of: fileURL, what: "the HSTS file", maximumSize: Self.maximumFileSize) {
             for entry in try HSTSFile.entries(in: data, from: fileURL) { initial.entries[entry.host] = entry }
         }
         for entry in entries {

@@ -90,6 +90,9 @@ public struct SessionConfiguration: Sendable {
     /// Monitors that see what every request does (``LoggingEventMonitor`` among others), in
     /// the order they are called.
     public var eventMonitors: [any EventMonitor] = []
+    /// A trace of every request's wire traffic (heads, libcurl's text, byte counts), to a
+    /// logger and the requests' events; nil (the default) traces nothing. See ``WireTrace``.
+    public var wireTrace: WireTrace?
     /// Distributed tracing of requests (swift-distributed-tracing): the tracer, and what
     /// `url.full` shows. Off while no tracer is bootstrapped.
     public var tracing = TracingConfiguration()

@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Reading and writing a file of state that outlives the process (the cookie file, the HSTS
-/// file), which may hold secrets (session cookies) and may sit in a folder others can write to.
+/// Reading and writing a file that holds secrets (a cookie file, a HAR file) and may sit in a
+/// folder others can write to.
 ///
 /// - Writing: a new file created with `O_EXCL` and mode 0600 from the start (never readable by
 ///   others, not even for a moment), filled, flushed to disk, then renamed over the path: a
@@ -17,12 +17,14 @@ import Darwin
 /// - Reading: a regular file owned by this user, of at most ``maximumSize`` bytes. A FIFO
 ///   does not block (it is opened `O_NONBLOCK` and refused), a device such as `/dev/zero`
 ///   is refused before a byte is read, and a file another user put there is not trusted.
+///
+/// `what` names the file in errors, such as "the cookie file".
 enum PrivateFile {
-    /// The largest file read: far more than a full cookie jar (3000 cookies of at most 4 KiB
-    /// plus attributes of at most 1 KiB each) or a full HSTS store takes.
-    static let maximumSize = 64 << 20
+    /// The largest cookie file read: far more than a full jar (3000 cookies of at most 4 KiB
+    /// plus attributes of at most 1 KiB each) takes.
+    static let maximumCookieFileSize = 64 << 20
 
-    /// Writes `data` to `url` (`what`, named in errors: "the cookie file") atomically, readable and writable by the owner only.
+    /// Writes `data` to `url` atomically, readable and writable by the owner only.
     static func save(_ data: Data, to url: URL, what: String) throws(CurlewError) {
         let directory = url.deletingLastPathComponent()
         var template = Array(directory.appendingPathComponent(".\(url.lastPathComponent).XXXXXX").path.utf8CString)
@@ -57,8 +59,8 @@ enum PrivateFile {
         written = true
     }
 
-    /// The bytes of the file at `url` (`what`, named in errors), or nil when there is none.
-    static func contents(of url: URL, what: String) throws(CurlewError) -> Data? {
+    /// The bytes of the file at `url`, of at most `maximumSize` bytes, or nil when there is none.
+    static func contents(of url: URL, what: String, maximumSize: Int) throws(CurlewError) -> Data? {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
@@ -70,7 +72,7 @@ enum PrivateFile {
         guard fstat(descriptor, &info) == 0 else {
             throw CurlewError(.fileSystem, "could not read \(what): \(String(cString: strerror(errno)))", url: url)
         }
-        if let problem = unusable(info) {
+        if let problem = unusable(info, maximumSize: maximumSize) {
             throw CurlewError(.fileSystem, "\(what) is not used: \(problem)", url: url)
         }
         var data = Data(count: Int(info.st_size))
@@ -90,7 +92,7 @@ enum PrivateFile {
     }
 
     /// Why a file with these attributes is not read, or nil.
-    private static func unusable(_ info: stat) -> String? {
+    private static func unusable(_ info: stat, maximumSize: Int) -> String? {
         if info.st_mode & S_IFMT != S_IFREG { return "it is not a regular file" }
         if info.st_uid != geteuid() { return "it is owned by another user" }
         if info.st_size > off_t(maximumSize) { return "it holds \(info.st_size) bytes, more than \(maximumSize)" }
