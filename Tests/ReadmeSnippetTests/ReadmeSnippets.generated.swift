@@ -830,8 +830,24 @@ enum ReadmeBlock52 {
     }
 }
 
-// ## OpenAPI clients, block 53
+// ### Record once, replay in CI (HAR), block 53
 enum ReadmeBlock53 {
+    static func run() async throws {
+        // First run: the file does not exist, so the session goes to the network and records every
+        // exchange (bodies included, secrets redacted as Curlew prints them). Later runs: it exists,
+        // so HTTPStubs answer from it, with no socket.
+        let cassette = try HARCassette(file: URL(fileURLWithPath: "Tests/Fixtures/catalog.har"))
+        let catalog = try await cassette.session.request("https://api.example.com/items?page=1").data()
+        try await cassette.finish()   // writes the file after a recording run
+
+        // Or answer from any HAR 1.2 file (a browser's export, HARRecorder's) in your own stubs.
+        let stubs = try HTTPStubs(replaying: URL(fileURLWithPath: "Tests/Fixtures/checkout.har"))
+        _ = (cassette, catalog, stubs)
+    }
+}
+
+// ## OpenAPI clients, block 54
+enum ReadmeBlock54 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -842,4 +858,4 @@ enum ReadmeBlock53 {
     }
 }
 
-// ## OpenAPI clients, block 54: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 55: calls a generated OpenAPI client, not compiled here.
