@@ -13,6 +13,16 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// its index here (``EasyHandle/activeIndex``): added and removed without hashing.
     /// Confined to the loop thread, as all of this state: no runtime exclusivity checks.
     @exclusivity(unchecked) private(set) var active: [EasyHandle] = []
+    /// The session's WebSockets, from their open command to their end (see
+    /// ``WebSocketChannel``); each knows its index here. While there are none, the loop's wait
+    /// is the one it always was.
+    @exclusivity(unchecked) var webSockets: [WebSocketChannel] = []
+    /// The buffer every WebSocket reads into, one for the loop (64 KiB, made with the first).
+    @exclusivity(unchecked) var webSocketScratch: [UInt8] = []
+    /// The `curl_waitfd`s of one wait with WebSockets, and the channels behind them, kept
+    /// between turns so that a wait allocates nothing.
+    @exclusivity(unchecked) var waitDescriptors: [curl_waitfd] = []
+    @exclusivity(unchecked) var polledChannels: [WebSocketChannel] = []
 
     /// Nil when libcurl cannot make a multi handle (only when out of memory).
     init?(configuration: SessionConfiguration) {
@@ -58,6 +68,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             }
             transfer.events?.emit(.resumed)
         case .run: break  // Run by the loop itself, which knows the executor.
+        case .webSocket(let channel): serviceWebSocket(channel)
         }
     }
 
@@ -169,6 +180,11 @@ final class CurlLoopThreadState: @unchecked Sendable {
                 let handle = easyHandle(for: pointer)
             else { continue }
             let code = curlew_multi_message_result(message)
+            if let channel = handle.webSocket {
+                // A WebSocket's connect-only transfer: connected (or not); its handle stays.
+                channel.connected(code: code, on: self, now: clock.now)
+                continue
+            }
             guard let transfer = handle.owner, transfer.context.easy === handle else {
                 deactivate(handle)
                 curl_multi_remove_handle(multi, pointer)
@@ -206,7 +222,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
         handles.recycle(handle)
     }
 
-    func shutDown(leftovers: [Transfer]) {
+    func shutDown(leftovers: [Transfer], webSockets leftoverChannels: [WebSocketChannel]) {
+        shutDownWebSockets(leftovers: leftoverChannels)
         let error = { (transfer: Transfer) in
             CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
         }

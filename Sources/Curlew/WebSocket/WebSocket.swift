@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+
+/// An open WebSocket connection (RFC 6455), made by ``Session/webSocket(_:protocols:headers:options:)``.
+///
+/// ```swift
+/// let socket = try await session.webSocket("wss://chat.example.com/room/1")
+/// try await socket.send(.text("hello"))
+/// for try await message in socket.messages {
+///     if case .text(let text) = message { print(text) }
+/// }
+/// ```
+///
+/// The session's own thread drives the connection: no thread is added per socket. Messages
+/// arrive whole (fragments joined, text checked as UTF-8, compressed ones inflated); pings are
+/// answered by Curlew and shown in ``events``. While ``WebSocketOptions/incomingBufferSize``
+/// bytes of messages wait unread, Curlew stops reading the socket. Cancelling the task that
+/// reads ``messages`` closes the connection (code 1001), and so does releasing the object.
+public final class WebSocket: Sendable {
+    /// The server's `101 Switching Protocols` response.
+    public let response: HTTPResponse
+    /// The subprotocol the server chose among those offered; nil when none.
+    public let subprotocol: String?
+    /// Pings and pongs received, and the close, as they happen. Buffers the newest 64 events
+    /// while nobody reads; one task may iterate it.
+    public var events: AsyncStream<WebSocketEvent> { channel.events }
+    private let channel: WebSocketChannel
+
+    init(channel: WebSocketChannel, opened: WebSocketChannel.Opened) {
+        self.channel = channel
+        response = opened.response
+        subprotocol = opened.subprotocol
+    }
+
+    deinit {
+        channel.closeInBackground(code: .goingAway)
+    }
+
+    /// The messages the server sends, in order. The sequence ends when the server closes with
+    /// 1000 (normal), 1001 (going away) or no code, or after ``close(code:reason:)``; it throws
+    /// a ``CurlewError`` for any other close code (``CurlewError/Kind/webSocketClosed``), for a
+    /// server that breaks the protocol, and when the connection is lost. One task at a time
+    /// may wait for the next message.
+    public var messages: Messages { Messages(channel: channel) }
+
+    /// Sends a message, masked with a fresh key and compressed when permessage-deflate was
+    /// negotiated; returns once the socket took it. Throws
+    /// ``CurlewError/Kind/webSocketClosed`` after a close, and
+    /// ``CurlewError/Kind/idleTimeout`` when the server takes no bytes for
+    /// ``WebSocketOptions/sendTimeout``.
+    public func send(_ message: WebSocketMessage) async throws(CurlewError) {
+        try await channel.send { .message(message, $0) }
+    }
+
+    /// Sends a ping with up to 125 bytes of `payload`; the pong shows in ``events``.
+    public func ping(_ payload: Data = Data()) async throws(CurlewError) {
+        guard payload.count <= 125 else {
+            throw CurlewError(.invalidRequest, "a ping carries at most 125 bytes, not \(payload.count)", url: channel.url)
+        }
+        try await channel.send { .ping(payload, $0) }
+    }
+
+    /// Closes the connection with the closing handshake: sends a close frame with `code` and
+    /// `reason` (cut to 123 bytes of UTF-8), waits for the server's close frame and for the
+    /// server to end the connection, at most ``WebSocketOptions/closeTimeout``, then lets go of
+    /// the socket. Later calls wait for the same end. `code` must be one a client may send
+    /// (1000–1003, 1007–1014, 3000–4999); another is sent as 1000.
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        await channel.close(code: code.mayBeSent ? code : .normalClosure, reason: reason)
+    }
+
+    /// The code and reason of the server's close frame, once it came.
+    public var closeCode: WebSocketCloseCode? { channel.serverClose?.code }
+    /// The reason in the server's close frame, once it came.
+    public var closeReason: String? { channel.serverClose?.reason }
+
+    /// The messages of a ``WebSocket``; see ``WebSocket/messages``.
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = WebSocketMessage
+        public typealias Failure = CurlewError
+        let channel: WebSocketChannel
+
+        public func makeAsyncIterator() -> Iterator { Iterator(channel: channel) }
+
+        /// Waits for each message in turn.
+        public struct Iterator: AsyncIteratorProtocol {
+            let channel: WebSocketChannel
+
+            /// The next message; nil once the WebSocket closed normally.
+            public mutating func next() async throws(CurlewError) -> WebSocketMessage? {
+                try await channel.next()
+            }
+
+            /// The next message; nil once the WebSocket closed normally.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CurlewError) -> WebSocketMessage? {
+                try await channel.next()
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The curl thread's part of a ``WebSocketChannel``: the handle, the socket, the codec and the
+/// buffers. Touched by that thread only (see the channel's safety note).
+final class WebSocketLoopState {
+    enum Stage {
+        /// Not yet taken by the loop.
+        case waiting
+        /// In the multi handle: libcurl resolves, connects, tunnels and does TLS.
+        case connecting
+        /// Writing the request and reading the response head.
+        case handshaking
+        case open
+        /// A close frame was sent or received (or the connection failed): waiting for the
+        /// server to end the connection, until the close deadline.
+        case closing
+        case done
+    }
+
+    @exclusivity(unchecked) var stage = Stage.waiting
+    @exclusivity(unchecked) var easy: EasyHandle?
+    @exclusivity(unchecked) var socket: Int32 = -1
+    /// The channel's index in the loop's list.
+    @exclusivity(unchecked) var index = -1
+    /// The response head while it arrives.
+    @exclusivity(unchecked) var head: [UInt8] = []
+    @exclusivity(unchecked) var decoder: WebSocketFrameDecoder?
+    @exclusivity(unchecked) var assembler: WebSocketMessageAssembler?
+    @exclusivity(unchecked) var codec: WebSocketDeflateCodec?
+    /// Bytes to write, from ``outgoingStart``.
+    @exclusivity(unchecked) var outgoing: [UInt8] = []
+    @exclusivity(unchecked) var outgoingStart = 0
+    /// Bytes ever queued and ever written: a send's continuation resumes once ``writtenTotal``
+    /// passes the total its frame ended at.
+    @exclusivity(unchecked) var queuedTotal = 0
+    @exclusivity(unchecked) var writtenTotal = 0
+    @exclusivity(unchecked) var writeWaiters: [(end: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    @exclusivity(unchecked) var closeSent = false
+    @exclusivity(unchecked) var closeReceived = false
+    /// Incoming frames are dropped: the connection failed and only waits for the server's end.
+    @exclusivity(unchecked) var discarding = false
+    /// Whether reads stopped because the consumer's buffer is full.
+    @exclusivity(unchecked) var readingStopped = false
+    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
+    @exclusivity(unchecked) var lastReceive = ContinuousClock.now
+    @exclusivity(unchecked) var lastSendProgress = ContinuousClock.now
+    @exclusivity(unchecked) var lastPing = ContinuousClock.now
+    /// Masking keys (RFC 6455 §5.3) and nothing else: the system's CSPRNG.
+    @exclusivity(unchecked) var random = SystemRandomNumberGenerator()
+
+    var hasPendingOutput: Bool { outgoingStart < outgoing.count }
+}

@@ -1,0 +1,84 @@
+import Curlew
+import Foundation
+import Testing
+import TestServer
+
+/// The everyday path against a server no one here wrote: Python's `websockets` library, over
+/// ws and wss (with certificates made for the run).
+@Suite("WebSocket echo against Python websockets", .enabled(if: PythonWebSocketServer.isAvailable, "python3-websockets is not installed"))
+struct WebSocketEchoTests {
+    @Test func textAndBinaryEchoOverWS() async throws {
+        let server = try await PythonWebSocketServer.start()
+        let session = Session()
+        let socket = try await session.webSocket(server.url("/echo"))
+        #expect(socket.response.status.code == 101)
+        try await socket.send(.text("hello, 世界"))
+        try await socket.send(.binary(Data([0, 1, 2, 255])))
+        let big = String(repeating: "abcdefgh", count: 100_000)
+        try await socket.send(.text(big))
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("hello, 世界"))
+        #expect(try await iterator.next() == .binary(Data([0, 1, 2, 255])))
+        #expect(try await iterator.next() == .text(big))
+        await socket.close()
+        #expect(socket.closeCode == .normalClosure)
+        #expect(try await iterator.next() == nil)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test func echoOverWSSWithTheTestAuthority() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-ws-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try await TestCertificates.generate(in: directory)
+        let server = try await PythonWebSocketServer.start(certificates: certificates)
+        var configuration = SessionConfiguration()
+        configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(certificates.caCertificatePath)]))
+        let session = Session(configuration: configuration)
+        let socket = try await session.webSocket(server.url("/echo", secure: true).replacingOccurrences(of: "127.0.0.1", with: "localhost"))
+        try await socket.send(.text("over TLS"))
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("over TLS"))
+        await socket.close()
+        // Without the test authority the server is not trusted.
+        let plain = Session()
+        await #expect { _ = try await plain.webSocket(server.url("/echo", secure: true).replacingOccurrences(of: "127.0.0.1", with: "localhost")) } throws: {
+            ($0 as? CurlewError)?.kind == .tlsFailure
+        }
+        await plain.shutdown()
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test func subprotocolIsNegotiated() async throws {
+        let server = try await PythonWebSocketServer.start()
+        let session = Session()
+        let socket = try await session.webSocket(server.url("/protocol"), protocols: ["chat.v1", "chat.v9"])
+        #expect(socket.subprotocol == "chat.v1")
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("chat.v1"))
+        await socket.close()
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test func serverCloseCodeEndsTheMessages() async throws {
+        let server = try await PythonWebSocketServer.start()
+        let session = Session()
+        let normal = try await session.webSocket(server.url("/close/1000"))
+        var iterator = normal.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == nil)
+        #expect(normal.closeCode == .normalClosure)
+        #expect(normal.closeReason == "closing as asked")
+        let abnormal = try await session.webSocket(server.url("/close/4001"))
+        var second = abnormal.messages.makeAsyncIterator()
+        await #expect { _ = try await second.next() } throws: {
+            let error = $0 as? CurlewError
+            return error?.kind == .webSocketClosed && error?.message.contains("4001") == true
+        }
+        #expect(abnormal.closeCode == WebSocketCloseCode(rawValue: 4001))
+        await session.shutdown()
+        await server.stop()
+    }
+}
