@@ -5,7 +5,7 @@ import TestServer
 
 /// The everyday path against a server no one here wrote: Python's `websockets` library, over
 /// ws and wss (with certificates made for the run).
-@Suite("WebSocket echo against Python websockets", .enabled(if: PythonWebSocketServer.isAvailable, "python3-websockets is not installed"))
+@Suite("WebSocket echo against Python websockets")
 struct WebSocketEchoTests {
     @Test func textAndBinaryEchoOverWS() async throws {
         let server = try await PythonWebSocketServer.start()

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 
-/// The WebSocket echo server of `Scripts/websocket_echo_server.py`, written with Python's
-/// `websockets` library (Debian's python3-websockets): a server no one here wrote, for the
-/// everyday path over ws and wss. Started with ``SpawnedProcess``; ends when ``stop()`` closes
+/// A Python WebSocket server from `Scripts/`: `websocket_echo_server.py`, written with the
+/// `websockets` library from PyPI (a server no one here wrote, for the everyday path over ws and
+/// wss; `scripts/install-deps.sh --tests` installs it), or `websocket_fault_server.py`, which
+/// breaks the protocol on purpose. Started with ``SpawnedProcess``; ends when ``stop()`` closes
 /// its standard input.
 public final class PythonWebSocketServer: Sendable {
     /// The port it listens on, on 127.0.0.1.
@@ -11,13 +12,8 @@ public final class PythonWebSocketServer: Sendable {
     private let process: SpawnedProcess
     private let input: Int32
 
-    /// The interpreter that has `websockets` (Debian's, whatever pyenv puts first in PATH).
-    public static let pythonPath = "/usr/bin/python3"
-
-    /// Whether Debian's python3-websockets is installed.
-    public static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/websockets")
-    }
+    /// `python3` as PATH finds it (pyenv's, where pyenv is set up), through `env`.
+    static let envPath = "/usr/bin/env"
 
     private init(port: Int, process: SpawnedProcess, input: Int32) {
         self.port = port
@@ -26,10 +22,12 @@ public final class PythonWebSocketServer: Sendable {
     }
 
     /// Starts the server; with `certificates`, it serves wss with them.
-    public static func start(certificates: TestCertificates? = nil) async throws -> PythonWebSocketServer {
+    public static func start(
+        script name: String = "websocket_echo_server.py", certificates: TestCertificates? = nil
+    ) async throws -> PythonWebSocketServer {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Scripts/websocket_echo_server.py").path
-        var arguments = [script]
+            .appendingPathComponent("Scripts/\(name)").path
+        var arguments = ["python3", script]
         if let certificates { arguments += ["--cert", certificates.certificateChainPath, "--key", certificates.privateKeyPath] }
         var inputEnds: [Int32] = [-1, -1]
         var outputEnds: [Int32] = [-1, -1]
@@ -42,7 +40,7 @@ public final class PythonWebSocketServer: Sendable {
         let process: SpawnedProcess
         do {
             process = try SpawnedProcess(
-                executable: pythonPath, arguments: arguments,
+                executable: envPath, arguments: arguments,
                 input: .descriptor(inputEnds[0]), output: .descriptor(outputEnds[1]), error: .nullDevice)
         } catch {
             for descriptor in inputEnds + outputEnds { close(descriptor) }
@@ -56,7 +54,7 @@ public final class PythonWebSocketServer: Sendable {
             close(inputEnds[1])
             process.send(SIGKILL)
             _ = await process.waitForExit()
-            throw TestServerError("the Python websockets server did not start (said '\(line)'); is python3-websockets installed?")
+            throw TestServerError("the Python websockets server did not start (said '\(line)'); is `websockets` installed (scripts/install-deps.sh --tests)?")
         }
         return PythonWebSocketServer(port: port, process: process, input: inputEnds[1])
     }

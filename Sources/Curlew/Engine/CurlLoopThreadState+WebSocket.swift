@@ -26,17 +26,14 @@ extension CurlLoopThreadState {
             last.loopState.index = index
         }
         channel.loopState.index = -1
-        if webSockets.isEmpty {
-            webSocketScratch = []
-            waitDescriptors = []
-            polledChannels = []
-        }
+        // The wait's arrays and the read buffer stay (64 KiB, for the session's life): a wait
+        // may be serving its channels, and a read handing the buffer's bytes on, right now.
     }
 
-    /// Runs the WebSockets' timers, then waits in `curl_multi_wait` for libcurl's sockets, the
-    /// wake descriptor (when given) and each WebSocket's socket — for input while its consumer
-    /// has room, for output while it has bytes to write — and serves the sockets that are
-    /// ready. Returns whether the wake descriptor is readable.
+    /// Runs the WebSockets' timers, then waits in `curl_multi_wait` for the session's own
+    /// transfers, the wake descriptor (when given) and each WebSocket's descriptors (see
+    /// ``WebSocketChannel/appendWaitDescriptors(to:)``), and serves those that are ready.
+    /// Returns whether the wake descriptor is readable.
     func waitWithWebSockets(wakeDescriptor: Int32?, timeout: Int32) -> Bool {
         let now = clock.now
         // A copy: a timer may end a channel, which leaves the list.
@@ -44,16 +41,22 @@ extension CurlLoopThreadState {
         polledChannels.append(contentsOf: webSockets)
         for channel in polledChannels { channel.tick(on: self, now: now) }
         polledChannels.removeAll(keepingCapacity: true)
+        polledCounts.removeAll(keepingCapacity: true)
         waitDescriptors.removeAll(keepingCapacity: true)
         if let wakeDescriptor {
             waitDescriptors.append(curl_waitfd(fd: wakeDescriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0))
         }
         let first = waitDescriptors.count
+        var timeout = timeout
         for channel in webSockets {
-            let events = channel.pollEvents
-            guard events != 0 else { continue }
-            waitDescriptors.append(curl_waitfd(fd: channel.loopState.socket, events: events, revents: 0))
-            polledChannels.append(channel)
+            let before = waitDescriptors.count
+            channel.appendWaitDescriptors(to: &waitDescriptors)
+            if waitDescriptors.count > before {
+                polledChannels.append(channel)
+                polledCounts.append(waitDescriptors.count - before)
+            }
+            // libcurl's own timers while a WebSocket connects (happy eyeballs, TLS, the proxy).
+            if let milliseconds = channel.connectTimerMilliseconds { timeout = min(timeout, Int32(clamping: milliseconds)) }
         }
         let count = UInt32(waitDescriptors.count)
         waitDescriptors.withUnsafeMutableBufferPointer { descriptors in
@@ -61,9 +64,11 @@ extension CurlLoopThreadState {
         }
         clock.tick()
         let after = clock.now
+        var position = first
         for (offset, channel) in polledChannels.enumerated() {
-            let revents = waitDescriptors[first + offset].revents
-            if revents != 0 { channel.ready(revents, on: self, now: after) }
+            let end = position + polledCounts[offset]
+            channel.ready(waitDescriptors[position..<end], on: self, now: after)
+            position = end
         }
         polledChannels.removeAll(keepingCapacity: true)
         guard wakeDescriptor != nil else { return false }

@@ -23,6 +23,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// between turns so that a wait allocates nothing.
     @exclusivity(unchecked) var waitDescriptors: [curl_waitfd] = []
     @exclusivity(unchecked) var polledChannels: [WebSocketChannel] = []
+    @exclusivity(unchecked) var polledCounts: [Int] = []
 
     /// Nil when libcurl cannot make a multi handle (only when out of memory).
     init?(configuration: SessionConfiguration) {
@@ -180,11 +181,6 @@ final class CurlLoopThreadState: @unchecked Sendable {
                 let handle = easyHandle(for: pointer)
             else { continue }
             let code = curlew_multi_message_result(message)
-            if let channel = handle.webSocket {
-                // A WebSocket's connect-only transfer: connected (or not); its handle stays.
-                channel.connected(code: code, on: self, now: clock.now)
-                continue
-            }
             guard let transfer = handle.owner, transfer.context.easy === handle else {
                 deactivate(handle)
                 curl_multi_remove_handle(multi, pointer)

@@ -23,9 +23,6 @@ final class EasyHandle {
     var transfer: Unmanaged<Transfer>?
     /// The same transfer, retained while the handle is in the curl loop's `active` list.
     var owner: Transfer?
-    /// The WebSocket whose connection the handle carries (see ``WebSocketChannel``); such a
-    /// handle is never pooled.
-    var webSocket: WebSocketChannel?
     /// The handle's index in the curl loop's `active` list; -1 when not in it.
     var activeIndex = -1
     /// The URL last given to `CURLOPT_URL` and parsed into ``parsedURL``: libcurl starts each
@@ -141,7 +138,6 @@ final class EasyHandle {
         connectToList = nil
         transfer = nil
         owner = nil
-        webSocket = nil
     }
 }
 

@@ -21,15 +21,16 @@ extension Session {
     ///   followed) or a 101 that does not answer the request; the connection's own errors
     ///   (``CurlewError/Kind/connectionRefused``, ``CurlewError/Kind/tlsFailure``, …) otherwise.
     public nonisolated func webSocket(
-        _ url: some URLConvertible, protocols: [String] = [], headers: HTTPFields = HTTPFields(),
+        _ url: some URLConvertible, protocols: [String] = [], headers: RequestHeaders = [:],
         options: WebSocketOptions = WebSocketOptions()
     ) async throws(CurlewError) -> WebSocket {
         let given = try url.asURL()
         let transportURL = try Self.webSocketTransportURL(given)
         try options.validate(url: given)
-        try WebSocketHandshake.check(protocols: protocols, headers: headers, url: given)
+        let fields = try headers.fields(for: given)
+        try WebSocketHandshake.check(protocols: protocols, headers: fields, url: given)
         var request = try RequestBuilder.build(
-            url: transportURL, method: .get, headers: .fields(headers), body: nil, options: RequestOptions()
+            url: transportURL, method: .get, headers: RequestHeaders(fields), body: nil, options: RequestOptions()
         ).get()
         if !interceptors.isEmpty { request = try await InterceptorChain(interceptors).adapt(request, for: self) }
         // An adapter may rewrite the request, but not into something else than a handshake.

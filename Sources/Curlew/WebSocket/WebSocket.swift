@@ -1,29 +1,28 @@
 import Foundation
 import HTTPTypes
 
-/// An open WebSocket connection (RFC 6455), made by ``Session/webSocket(_:protocols:headers:options:)``.
+/// An open WebSocket connection (RFC 6455), made by
+/// ``Session/webSocket(_:protocols:headers:options:)``.
 ///
 /// ```swift
 /// let socket = try await session.webSocket("wss://chat.example.com/room/1")
-/// try await socket.send(.text("hello"))
+/// try await socket.send(text: "hello")
 /// for try await message in socket.messages {
 ///     if case .text(let text) = message { print(text) }
 /// }
 /// ```
 ///
-/// The session's own thread drives the connection: no thread is added per socket. Messages
-/// arrive whole (fragments joined, text checked as UTF-8, compressed ones inflated); pings are
-/// answered by Curlew and shown in ``events``. While ``WebSocketOptions/incomingBufferSize``
-/// bytes of messages wait unread, Curlew stops reading the socket. Cancelling the task that
-/// reads ``messages`` closes the connection (code 1001), and so does releasing the object.
+/// The session's own thread drives the connection: no thread is added per socket, and no task
+/// blocks. Messages arrive whole (fragments joined, text checked as UTF-8, compressed ones
+/// inflated); pings are answered by Curlew and shown in ``events``. While
+/// ``WebSocketOptions/incomingBufferSize`` bytes of messages wait unread, Curlew stops reading
+/// the socket, so a server that keeps sending meets TCP's flow control. Cancelling the task
+/// that reads ``messages`` closes the connection (code 1001), and so does releasing the object.
 public final class WebSocket: Sendable {
     /// The server's `101 Switching Protocols` response.
     public let response: HTTPResponse
     /// The subprotocol the server chose among those offered; nil when none.
     public let subprotocol: String?
-    /// Pings and pongs received, and the close, as they happen. Buffers the newest 64 events
-    /// while nobody reads; one task may iterate it.
-    public var events: AsyncStream<WebSocketEvent> { channel.events }
     private let channel: WebSocketChannel
 
     init(channel: WebSocketChannel, opened: WebSocketChannel.Opened) {
@@ -36,18 +35,38 @@ public final class WebSocket: Sendable {
         channel.closeInBackground(code: .goingAway)
     }
 
-    /// The messages the server sends, in order. The sequence ends when the server closes with
-    /// 1000 (normal), 1001 (going away) or no code, or after ``close(code:reason:)``; it throws
-    /// a ``CurlewError`` for any other close code (``CurlewError/Kind/webSocketClosed``), for a
-    /// server that breaks the protocol, and when the connection is lost. One task at a time
-    /// may wait for the next message.
-    public var messages: Messages { Messages(channel: channel) }
+    /// The messages the server sends, in order; each access makes a stream that reads the same
+    /// connection, and one task at a time may wait for the next message.
+    ///
+    /// The stream finishes when the server closes with 1000 (normal), 1001 (going away) or no
+    /// code, or after ``close(code:reason:)``. It throws a ``CurlewError``: of kind
+    /// ``CurlewError/Kind/webSocketClosed`` for another close code or a connection that ended
+    /// without a close frame, ``CurlewError/Kind/webSocketProtocolError`` for a server that broke
+    /// the protocol (Curlew sent the close code RFC 6455 names, 1002 or 1007), and
+    /// ``CurlewError/Kind/bodyTooLarge`` for a message or frame over the limits (1009). The
+    /// stream keeps the socket alive while it is iterated.
+    public var messages: AsyncThrowingStream<WebSocketMessage, any Error> {
+        AsyncThrowingStream { [self] in try await channel.next() }
+    }
 
-    /// Sends a message, masked with a fresh key and compressed when permessage-deflate was
-    /// negotiated; returns once the socket took it. Throws
-    /// ``CurlewError/Kind/webSocketClosed`` after a close, and
-    /// ``CurlewError/Kind/idleTimeout`` when the server takes no bytes for
-    /// ``WebSocketOptions/sendTimeout``.
+    /// Pings and pongs received, and the close, as they happen. Buffers the newest 64 events
+    /// while nobody reads; one task may iterate it.
+    public var events: AsyncStream<WebSocketEvent> { channel.events }
+
+    /// Sends a text message; returns once the socket took it. See ``send(_:)``.
+    public func send(text: String) async throws(CurlewError) {
+        try await send(.text(text))
+    }
+
+    /// Sends a binary message; returns once the socket took it. See ``send(_:)``.
+    public func send(data: Data) async throws(CurlewError) {
+        try await send(.binary(data))
+    }
+
+    /// Sends a message as one frame, masked with a fresh random key and compressed when
+    /// permessage-deflate was negotiated; returns once the socket took it. Throws
+    /// ``CurlewError/Kind/webSocketClosed`` after a close, and ``CurlewError/Kind/idleTimeout``
+    /// when the server takes no bytes for ``WebSocketOptions/sendTimeout``.
     public func send(_ message: WebSocketMessage) async throws(CurlewError) {
         try await channel.send { .message(message, $0) }
     }
@@ -63,38 +82,15 @@ public final class WebSocket: Sendable {
     /// Closes the connection with the closing handshake: sends a close frame with `code` and
     /// `reason` (cut to 123 bytes of UTF-8), waits for the server's close frame and for the
     /// server to end the connection, at most ``WebSocketOptions/closeTimeout``, then lets go of
-    /// the socket. Later calls wait for the same end. `code` must be one a client may send
+    /// the socket. Later calls wait for the same end. `code` must be one an endpoint may send
     /// (1000–1003, 1007–1014, 3000–4999); another is sent as 1000.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
         await channel.close(code: code.mayBeSent ? code : .normalClosure, reason: reason)
     }
 
-    /// The code and reason of the server's close frame, once it came.
+    /// The code of the server's close frame, once it came (``WebSocketCloseCode/noStatusReceived``
+    /// for a close frame without one).
     public var closeCode: WebSocketCloseCode? { channel.serverClose?.code }
     /// The reason in the server's close frame, once it came.
     public var closeReason: String? { channel.serverClose?.reason }
-
-    /// The messages of a ``WebSocket``; see ``WebSocket/messages``.
-    public struct Messages: AsyncSequence, Sendable {
-        public typealias Element = WebSocketMessage
-        public typealias Failure = CurlewError
-        let channel: WebSocketChannel
-
-        public func makeAsyncIterator() -> Iterator { Iterator(channel: channel) }
-
-        /// Waits for each message in turn.
-        public struct Iterator: AsyncIteratorProtocol {
-            let channel: WebSocketChannel
-
-            /// The next message; nil once the WebSocket closed normally.
-            public mutating func next() async throws(CurlewError) -> WebSocketMessage? {
-                try await channel.next()
-            }
-
-            /// The next message; nil once the WebSocket closed normally.
-            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CurlewError) -> WebSocketMessage? {
-                try await channel.next()
-            }
-        }
-    }
 }

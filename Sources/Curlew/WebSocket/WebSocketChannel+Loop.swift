@@ -22,7 +22,7 @@ extension WebSocketChannel {
         handle.retiring = true
         do throws(CurlewError) {
             context.easy = handle
-            try pool.prepareProxy(nil, on: handle, request: request)
+            try pool.prepareProxy(context.settings, on: handle, request: request)
             context.trustPolicy = try pool.prepareTrust(on: handle, request: request)
             let route = try UnixSocketRoute.resolve(request)
             context.unixSocket = route
@@ -49,17 +49,67 @@ extension WebSocketChannel {
             handle.close()
             return error.adding(url: url)
         }
-        let code = curl_multi_add_handle(state.multi, handle.pointer)
-        guard code == CURLM_OK else {
+        guard let multi = curl_multi_init() else {
             context.easy = nil
             handle.close()
+            return CurlewError(.transport, "curl_multi_init failed: out of memory", url: url)
+        }
+        loop.multi = multi
+        loop.easy = handle
+        _ = curlew_multi_setopt_socket_callback(
+            multi, WebSocketLoopState.socketCallback, Unmanaged.passUnretained(loop).toOpaque())
+        let code = curl_multi_add_handle(multi, handle.pointer)
+        guard code == CURLM_OK else {
+            releaseConnection()
             return CurlewError(.transport, "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(code)))", url: url)
         }
-        handle.webSocket = self
-        loop.easy = handle
         loop.stage = .connecting
         loop.deadline = now + options.openTimeout
+        driveConnect(socket: CURL_SOCKET_TIMEOUT, revents: 0, on: state, now: now)
         return nil
+    }
+
+    /// Lets libcurl work on the connection (`curl_multi_socket_action`) for `socket` (its
+    /// timer for `CURL_SOCKET_TIMEOUT`), then takes the connect-only transfer's end if it came.
+    func driveConnect(socket: Int32, revents: Int16, on state: CurlLoopThreadState, now: ContinuousClock.Instant) {
+        let loop = loopState
+        guard loop.stage == .connecting, let multi = loop.multi else { return }
+        var mask: Int32 = 0
+        if revents & Int16(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0 { mask |= CURL_CSELECT_IN }
+        if revents & Int16(CURL_WAIT_POLLOUT) != 0 { mask |= CURL_CSELECT_OUT }
+        if revents & 0x18 != 0 { mask |= CURL_CSELECT_ERR }  // POLLERR | POLLHUP
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, socket, mask, &running)
+        var queued: Int32 = 0
+        while loop.stage == .connecting, let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE else { continue }
+            connected(code: curlew_multi_message_result(message), on: state, now: now)
+        }
+    }
+
+    /// The milliseconds until libcurl's timer for the connection is due; nil when it has none.
+    var connectTimerMilliseconds: Int? {
+        guard loopState.stage == .connecting, let multi = loopState.multi else { return nil }
+        var milliseconds = -1
+        curl_multi_timeout(multi, &milliseconds)
+        return milliseconds < 0 ? nil : milliseconds
+    }
+
+    /// Frees the handle and the multi handle: libcurl closes a connect-only connection when
+    /// its handle leaves the multi handle (7.88 marks it for closing), and the multi handle's
+    /// cleanup closes every connection it keeps.
+    func releaseConnection() {
+        let loop = loopState
+        if let handle = loop.easy {
+            if let multi = loop.multi { curl_multi_remove_handle(multi, handle.pointer) }
+            handle.close()
+        }
+        if let multi = loop.multi { curl_multi_cleanup(multi) }
+        loop.easy = nil
+        loop.multi = nil
+        loop.connectSockets = []
+        context.easy = nil
+        loop.socket = -1
     }
 
     private var openTimeoutMilliseconds: Int { max(1, options.openTimeout.curlMilliseconds) }
@@ -68,6 +118,7 @@ extension WebSocketChannel {
     func connected(code: CURLcode, on state: CurlLoopThreadState, now: ContinuousClock.Instant) {
         let loop = loopState
         guard loop.stage == .connecting, let handle = loop.easy else { return }
+        loop.connectSockets = []
         guard code == CURLE_OK else {
             let message = String(cString: handle.errorBuffer)
             let mapped = CurlErrorMapping.error(for: code, message: message, context: context, metrics: TransferMetrics(handle: handle.pointer))
@@ -106,15 +157,36 @@ extension WebSocketChannel {
         if loop.stage == .handshaking { read(on: state, now: now) }
     }
 
-    /// The `curl_waitfd` events to wait for: input while the consumer has room, output while
+    /// Appends the `curl_waitfd`s the channel waits on: libcurl's sockets while it connects,
+    /// then the connection's own, for input while the consumer has room and for output while
     /// bytes wait to be written.
-    var pollEvents: Int16 {
+    func appendWaitDescriptors(to descriptors: inout [curl_waitfd]) {
         let loop = loopState
-        guard loop.socket >= 0, loop.stage != .done, loop.stage != .connecting else { return 0 }
-        var events: Int16 = 0
-        if !loop.readingStopped { events |= Int16(CURL_WAIT_POLLIN) }
-        if loop.hasPendingOutput { events |= Int16(CURL_WAIT_POLLOUT) }
-        return events
+        switch loop.stage {
+        case .connecting:
+            for entry in loop.connectSockets {
+                descriptors.append(curl_waitfd(fd: entry.socket, events: entry.events, revents: 0))
+            }
+        case .handshaking, .open, .closing:
+            guard loop.socket >= 0 else { return }
+            var events: Int16 = 0
+            if !loop.readingStopped { events |= Int16(CURL_WAIT_POLLIN) }
+            if loop.hasPendingOutput { events |= Int16(CURL_WAIT_POLLOUT) }
+            if events != 0 { descriptors.append(curl_waitfd(fd: loop.socket, events: events, revents: 0)) }
+        case .waiting, .done:
+            break
+        }
+    }
+
+    /// Handles what one wait reported for the channel's descriptors.
+    func ready(_ descriptors: ArraySlice<curl_waitfd>, on state: CurlLoopThreadState, now: ContinuousClock.Instant) {
+        for descriptor in descriptors where descriptor.revents != 0 {
+            if loopState.stage == .connecting {
+                driveConnect(socket: descriptor.fd, revents: descriptor.revents, on: state, now: now)
+            } else if descriptor.fd == loopState.socket {
+                ready(descriptor.revents, on: state, now: now)
+            }
+        }
     }
 
     /// Handles what the poll reported for the socket.
@@ -201,7 +273,8 @@ extension WebSocketChannel {
         let loop = loopState
         switch loop.stage {
         case .connecting, .handshaking:
-            if let deadline = loop.deadline, !(now < deadline) {
+            if connectTimerMilliseconds == 0 { driveConnect(socket: CURL_SOCKET_TIMEOUT, revents: 0, on: state, now: now) }
+            if loop.stage != .done, let deadline = loop.deadline, !(now < deadline) {
                 fail(CurlewError(.connectTimeout, "the WebSocket was not open within \(options.openTimeout)", url: url),
                      closeCode: nil, on: state, now: now)
             }
@@ -271,14 +344,7 @@ extension WebSocketChannel {
         let loop = loopState
         guard loop.stage != .done else { return }
         loop.stage = .done
-        if let handle = loop.easy {
-            curl_multi_remove_handle(state.multi, handle.pointer)
-            handle.webSocket = nil
-            handle.close()
-        }
-        loop.easy = nil
-        context.easy = nil
-        loop.socket = -1
+        releaseConnection()
         loop.codec = nil
         loop.assembler = nil
         loop.decoder = nil

@@ -1,3 +1,4 @@
+import CCurlShims
 import Foundation
 
 /// The curl thread's part of a ``WebSocketChannel``: the handle, the socket, the codec and the
@@ -19,6 +20,15 @@ final class WebSocketLoopState {
 
     @exclusivity(unchecked) var stage = Stage.waiting
     @exclusivity(unchecked) var easy: EasyHandle?
+    /// The connection's own multi handle, from connecting to the end. Its own, not the
+    /// session's: libcurl keeps a connect-only connection in its multi handle's connection
+    /// cache as an idle one, and another transfer's pruning there (idle for longer than
+    /// `CURLOPT_MAXAGE_CONN`, or readable while "idle") or the cache's size limit would close it
+    /// under the WebSocket. Alone in a multi handle of its own, nothing else ever looks at it.
+    @exclusivity(unchecked) var multi: UnsafeMutableRawPointer?
+    /// The sockets libcurl waits on while it connects (`CURLMOPT_SOCKETFUNCTION`), with the
+    /// `curl_waitfd` events for each.
+    @exclusivity(unchecked) var connectSockets: [(socket: Int32, events: Int16)] = []
     @exclusivity(unchecked) var socket: Int32 = -1
     /// The channel's index in the loop's list.
     @exclusivity(unchecked) var index = -1
@@ -49,4 +59,21 @@ final class WebSocketLoopState {
     @exclusivity(unchecked) var random = SystemRandomNumberGenerator()
 
     var hasPendingOutput: Bool { outgoingStart < outgoing.count }
+
+    /// What libcurl's socket callback said about `socket` (`CURL_POLL_*`).
+    func watch(_ socket: Int32, what: Int32) {
+        connectSockets.removeAll { $0.socket == socket }
+        var events: Int16 = 0
+        if what == CURL_POLL_IN || what == CURL_POLL_INOUT { events |= Int16(CURL_WAIT_POLLIN) }
+        if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { events |= Int16(CURL_WAIT_POLLOUT) }
+        if events != 0 { connectSockets.append((socket, events)) }
+    }
+
+    /// The socket callback of ``multi``; its user data is this state, unretained (the state
+    /// outlives its multi handle, which ``WebSocketChannel/tearDown(on:error:)`` cleans up).
+    static let socketCallback: curlew_socket_callback = { _, socket, what, userdata, _ in
+        guard let userdata else { return 0 }
+        Unmanaged<WebSocketLoopState>.fromOpaque(userdata).takeUnretainedValue().watch(socket, what: what)
+        return 0
+    }
 }

@@ -50,7 +50,8 @@ struct WebSocketMessageAssembler {
             isCompressed = frame.isCompressed
             validator = UTF8Validator()
         case .close, .ping, .pong:
-            preconditionFailure("control frames are handled by the connection")
+            // The connection answers control frames itself and never passes one here.
+            throw WebSocketViolation(.internalServerError, "a control frame reached the message assembler")
         }
         if isCompressed, let codec {
             var inflated: [UInt8] = []
