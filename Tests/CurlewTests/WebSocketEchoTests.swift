@@ -81,4 +81,34 @@ struct WebSocketEchoTests {
         await session.shutdown()
         await server.stop()
     }
+
+    /// libcurl 7.88 keeps a connect-only connection in its multi handle's cache as an idle one,
+    /// and a new connection there prunes idle ones that are readable ("dead"). The WebSocket's
+    /// own multi handle keeps the session's requests away from it.
+    @Test func theSessionsRequestsNeverCloseAWebSocket() async throws {
+        let server = try await PythonWebSocketServer.start()
+        let http = try await TestServer.start()
+        let session = Session()
+        var options = WebSocketOptions()
+        // One message fills the buffer: reading stops and the next echo waits in the socket.
+        options.incomingBufferSize = 1
+        let socket = try await session.webSocket(server.url("/echo"), options: options)
+        try await socket.send(text: "first")
+        try await socket.send(text: "second")
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("first"))
+        try await socket.send(text: "third")
+        // libcurl prunes at most once a second, when a transfer makes a new connection.
+        for index in 0..<3 {
+            try await Task.sleep(for: .milliseconds(1100))
+            // `Connection: close`: each request makes a new connection, and so prunes.
+            _ = try await session.request(http.url("/get?n=\(index)"), headers: ["Connection": "close"]).data()
+        }
+        #expect(try await iterator.next() == .text("second"))
+        #expect(try await iterator.next() == .text("third"))
+        await socket.close()
+        await session.shutdown()
+        try await http.shutdown()
+        await server.stop()
+    }
 }

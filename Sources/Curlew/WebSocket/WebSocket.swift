@@ -46,7 +46,23 @@ public final class WebSocket: Sendable {
     /// ``CurlewError/Kind/bodyTooLarge`` for a message or frame over the limits (1009). The
     /// stream keeps the socket alive while it is iterated.
     public var messages: AsyncThrowingStream<WebSocketMessage, any Error> {
-        AsyncThrowingStream { [self] in try await channel.next() }
+        let watch = CancellationWatch(channel: channel)
+        return AsyncThrowingStream { [self, watch] in
+            _ = watch  // Held by the closure, so released with it.
+            return try await channel.next()
+        }
+    }
+
+    /// Closes the connection when a task that was cancelled before it waited lets go of the
+    /// stream: such a stream never calls its closure (it drops it at once, and this with it,
+    /// inside the cancelled task), so ``WebSocketChannel/next()`` cannot see the cancellation.
+    /// A cancellation during a wait reaches ``WebSocketChannel/next()`` itself.
+    private final class CancellationWatch: Sendable {
+        let channel: WebSocketChannel
+        init(channel: WebSocketChannel) { self.channel = channel }
+        deinit {
+            if Task.isCancelled { channel.consumerCancelled() }
+        }
     }
 
     /// Pings and pongs received, and the close, as they happen. Buffers the newest 64 events

@@ -211,7 +211,7 @@ final class WebSocketChannel: @unchecked Sendable {
     }
 
     /// The consuming task was cancelled: its wait ends, and the connection closes (1001).
-    private func consumerCancelled() {
+    func consumerCancelled() {
         let waiter = shared.withLock { shared -> CheckedContinuation<WebSocketMessage?, any Error>? in
             defer { shared.waiter = nil }
             return shared.waiter
