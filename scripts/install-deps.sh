@@ -32,3 +32,21 @@ if (( ${#missing[@]} > 0 )); then
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+if [[ "${1:-}" == "--tests" ]]; then
+    # Python's `websockets` (PyPI) for the WebSocket tests' everyday server
+    # (Tests/TestServer/Scripts/websocket_echo_server.py), for the python3 the tests find in PATH;
+    # a user install, so that Debian's own Python packages stay as they are.
+    if ! python3 -c 'import websockets, sys; sys.exit(0 if int(websockets.__version__.split(".")[0]) >= 14 else 1)' 2>/dev/null; then
+        echo "Installing websockets (PyPI) for $(command -v python3)"
+        python3 -m pip install --user --quiet 'websockets==17.4' \
+            || python3 -m pip install --user --quiet --break-system-packages 'websockets==17.4'
+    fi
+    # The Autobahn test suite (scripts/autobahn.sh) runs on Python 2.7 under pyenv, where pyenv
+    # has it; the suite is not part of `swift test`.
+    if command -v pyenv >/dev/null && pyenv versions --bare 2>/dev/null | grep -qx '2.7.18' \
+        && ! PYENV_VERSION=2.7.18 python -c 'import autobahntestsuite' 2>/dev/null; then
+        echo "Installing autobahntestsuite 0.8.2 for Python 2.7.18"
+        PYENV_VERSION=2.7.18 python -m pip install --user --quiet autobahntestsuite==0.8.2
+    fi
+fi
