@@ -406,8 +406,25 @@ enum ReadmeBlock26 {
     }
 }
 
-// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 27
+// ### WebSockets, block 27
 enum ReadmeBlock27 {
+    static func run() async throws {
+        let socket = try await session.webSocket("wss://chat.example.com/room/1", protocols: ["chat.v1"])
+        try await socket.send(text: "hello")
+        try await socket.send(data: Data([1, 2, 3]))
+        for try await message in socket.messages {
+            switch message {
+            case .text(let text): print(text)
+            case .binary(let data): print(data.count, "bytes")
+            }
+        }
+        await socket.close(code: .normalClosure, reason: "bye")
+        _ = (socket)
+    }
+}
+
+// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 28
+enum ReadmeBlock28 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Connect to 127.0.0.1 for api.test:8443; the request still says Host: api.test:8443 (and TLS checks that name).
@@ -429,8 +446,8 @@ enum ReadmeBlock27 {
     }
 }
 
-// ### HTTP authentication, block 28
-enum ReadmeBlock28 {
+// ### HTTP authentication, block 29
+enum ReadmeBlock29 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -445,8 +462,8 @@ enum ReadmeBlock28 {
     }
 }
 
-// ### Run a task on the session's thread, block 29
-enum ReadmeBlock29 {
+// ### Run a task on the session's thread, block 30
+enum ReadmeBlock30 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -458,8 +475,8 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### Errors, block 30
-enum ReadmeBlock30 {
+// ### Errors, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -469,8 +486,8 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### Errors, block 31
-enum ReadmeBlock31 {
+// ### Errors, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         Task {
             do {
@@ -484,8 +501,8 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 32
-enum ReadmeBlock32 {
+// ### Print a request: `print`, `debugPrint` and curl, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -512,16 +529,16 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 33
-enum ReadmeBlock33 {
+// ### Print a request: `print`, `debugPrint` and curl, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 34
-enum ReadmeBlock34 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -539,8 +556,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Turning failures into your own errors, block 35
-enum ReadmeBlock35 {
+// ### Turning failures into your own errors, block 36
+enum ReadmeBlock36 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -566,8 +583,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 36
-enum ReadmeBlock36 {
+// ### Retrying with `RetryPolicy`, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -581,8 +598,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Network reachability, block 37
-enum ReadmeBlock37 {
+// ### Network reachability, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -598,8 +615,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Network reachability, block 38
-enum ReadmeBlock38 {
+// ### Network reachability, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -611,8 +628,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### OAuth2, block 39
-enum ReadmeBlock39 {
+// ### OAuth2, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -630,8 +647,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### OAuth2, block 40
-enum ReadmeBlock40 {
+// ### OAuth2, block 41
+enum ReadmeBlock41 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -648,8 +665,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### HTTP cache, block 41
-enum ReadmeBlock41 {
+// ### HTTP cache, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -663,8 +680,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### Cookies, block 42
-enum ReadmeBlock42 {
+// ### Cookies, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -676,8 +693,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### Cookies, block 43
-enum ReadmeBlock43 {
+// ### Cookies, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -686,8 +703,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### Cookies, block 44
-enum ReadmeBlock44 {
+// ### Cookies, block 45
+enum ReadmeBlock45 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -707,8 +724,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### Observing and logging, block 45
-enum ReadmeBlock45 {
+// ### Observing and logging, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -718,10 +735,10 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### Tracing and metrics, block 46: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 47: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 47
-enum ReadmeBlock47 {
+// ### Tracing and metrics, block 48
+enum ReadmeBlock48 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -741,8 +758,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ## OpenAPI clients, block 48
-enum ReadmeBlock48 {
+// ## OpenAPI clients, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -753,4 +770,4 @@ enum ReadmeBlock48 {
     }
 }
 
-// ## OpenAPI clients, block 49: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 50: calls a generated OpenAPI client, not compiled here.
