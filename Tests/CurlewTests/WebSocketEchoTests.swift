@@ -111,4 +111,25 @@ struct WebSocketEchoTests {
         try await http.shutdown()
         await server.stop()
     }
+
+    @Test func keepAlivePingsKeepAnIdleConnectionOpen() async throws {
+        let server = try await PythonWebSocketServer.start()
+        let session = Session()
+        var options = WebSocketOptions()
+        options.pingInterval = .milliseconds(200)
+        options.idleTimeout = .seconds(1)
+        let socket = try await session.webSocket(server.url("/echo"), options: options)
+        // The server sends nothing but pongs: they keep the idle timeout away.
+        var pongs = 0
+        for await event in socket.events {
+            if case .pongReceived = event { pongs += 1 }
+            if pongs == 8 { break }
+        }
+        try await socket.send(text: "still here")
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("still here"))
+        await socket.close()
+        await session.shutdown()
+        await server.stop()
+    }
 }

@@ -97,6 +97,14 @@ struct WebSocketFaultTests {
         await server.stop()
     }
 
+    @Test func aSilentServerMeetsTheIdleTimeout() async throws {
+        var options = WebSocketOptions()
+        options.idleTimeout = .seconds(1)
+        let error = try #require(try await firstFailure("/ignore-close", options: options))
+        #expect(error.kind == .idleTimeout)
+        #expect(error.message.contains("nothing arrived"))
+    }
+
     @Test func redirectsAreNotFollowed() async throws {
         let server = try await PythonWebSocketServer.start(script: "websocket_fault_server.py")
         let session = Session()
