@@ -13,6 +13,7 @@ extension Session {
     /// default headers, User-Agent and cookies; `Set-Cookie` fields of the answer are stored.
     ///
     /// - Parameters:
+    ///   - url: the `ws`, `wss` or `ws+unix` URL (`http` and `https` are taken as `ws` and `wss`).
     ///   - protocols: subprotocols to offer, in order of preference; the server picks one or none.
     ///   - headers: more fields for the handshake (not the handshake's own, such as `Upgrade`).
     ///   - options: limits, compression, keep-alive and timeouts.
