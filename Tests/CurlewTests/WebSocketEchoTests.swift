@@ -132,4 +132,19 @@ struct WebSocketEchoTests {
         await session.shutdown()
         await server.stop()
     }
+
+    @Test func echoOverAUnixSocket() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-ws-\(UUID().uuidString.prefix(8)).sock").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await PythonWebSocketServer.start(unixSocketPath: path)
+        let session = Session()
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? path
+        let socket = try await session.webSocket("ws+unix://\(encoded)/echo")
+        try await socket.send(text: "over a socket")
+        var iterator = socket.messages.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("over a socket"))
+        await socket.close()
+        await session.shutdown()
+        await server.stop()
+    }
 }

@@ -23,12 +23,14 @@ public final class PythonWebSocketServer: Sendable {
 
     /// Starts the server; with `certificates`, it serves wss with them.
     public static func start(
-        script name: String = "websocket_echo_server.py", certificates: TestCertificates? = nil
+        script name: String = "websocket_echo_server.py", certificates: TestCertificates? = nil,
+        unixSocketPath: String? = nil
     ) async throws -> PythonWebSocketServer {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Scripts/\(name)").path
         var arguments = ["python3", script]
         if let certificates { arguments += ["--cert", certificates.certificateChainPath, "--key", certificates.privateKeyPath] }
+        if let unixSocketPath { arguments += ["--unix", unixSocketPath] }
         var inputEnds: [Int32] = [-1, -1]
         var outputEnds: [Int32] = [-1, -1]
         guard pipe(&inputEnds) == 0 else { throw TestServerError("pipe() failed: errno \(errno)") }

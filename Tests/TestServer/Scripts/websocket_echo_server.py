@@ -3,7 +3,8 @@
 Prints "PORT <n>" on a line once it listens on 127.0.0.1, then echoes every message back
 (text as text, binary as binary). The path "/close/<code>" closes at once with that code;
 "/protocol" sends the chosen subprotocol as a text message; "/headers" sends the request's
-header lines as one text message. With --cert and --key it serves wss.
+header lines as one text message. With --cert and --key it serves wss; with --unix PATH it
+listens on that Unix-domain socket instead (and prints "PORT 0").
 Runs until its standard input closes (the test ends) or it is killed.
 """
 import argparse
@@ -11,7 +12,7 @@ import asyncio
 import ssl
 import sys
 
-from websockets.asyncio.server import serve
+from websockets.asyncio.server import serve, unix_serve
 
 
 async def handler(websocket):
@@ -39,7 +40,13 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cert")
     parser.add_argument("--key")
+    parser.add_argument("--unix")
     arguments = parser.parse_args()
+    if arguments.unix:
+        async with unix_serve(handler, arguments.unix, select_subprotocol=select_subprotocol):
+            print("PORT 0", flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        return
     context = None
     if arguments.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
