@@ -38,6 +38,16 @@ fi
 if [[ "${1:-}" == "--tests" ]]; then
     if ! python3 -c 'import jsonschema, haralyzer' 2>/dev/null; then
         echo "Installing Python modules: jsonschema haralyzer"
-        python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore jsonschema haralyzer
+        python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore jsonschema haralyzer \
+            || python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --break-system-packages jsonschema haralyzer
     fi
+    # Python's `websockets` (PyPI) for the WebSocket tests' everyday server
+    # (Tests/TestServer/Scripts/websocket_echo_server.py), for the python3 the tests find in PATH;
+    # a user install, so that Debian's own Python packages stay as they are.
+    if ! python3 -c 'import websockets, sys; sys.exit(0 if int(websockets.__version__.split(".")[0]) >= 14 else 1)' 2>/dev/null; then
+        echo "Installing websockets (PyPI) for $(command -v python3)"
+        python3 -m pip install --user --quiet 'websockets==17.4' \
+            || python3 -m pip install --user --quiet --break-system-packages 'websockets==17.4'
+    fi
+    # The Autobahn test suite is not part of `swift test`: scripts/autobahn.sh installs it.
 fi

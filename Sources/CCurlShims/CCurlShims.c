@@ -71,6 +71,18 @@ CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) 
     return curl_easy_getinfo(handle, info, value);
 }
 
+int curlew_easy_active_socket(CURL *handle) {
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    if(curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK) return -1;
+    return socket == CURL_SOCKET_BAD ? -1 : (int)socket;
+}
+
+CURLMcode curlew_multi_setopt_socket_callback(CURLM *multi, curlew_socket_callback callback, void *userdata) {
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+    if(code != CURLM_OK) return code;
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, userdata);
+}
+
 CURLMcode curlew_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

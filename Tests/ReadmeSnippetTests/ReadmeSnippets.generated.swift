@@ -432,8 +432,25 @@ enum ReadmeBlock27 {
     }
 }
 
-// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 28
+// ### WebSockets, block 28
 enum ReadmeBlock28 {
+    static func run() async throws {
+        let socket = try await session.webSocket("wss://chat.example.com/room/1", protocols: ["chat.v1"])
+        try await socket.send(text: "hello")
+        try await socket.send(data: Data([1, 2, 3]))
+        for try await message in socket.messages {
+            switch message {
+            case .text(let text): print(text)
+            case .binary(let data): print(data.count, "bytes")
+            }
+        }
+        await socket.close(code: .normalClosure, reason: "bye")
+        _ = (socket)
+    }
+}
+
+// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 29
+enum ReadmeBlock29 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Connect to 127.0.0.1 for api.test:8443; the request still says Host: api.test:8443 (and TLS checks that name).
@@ -455,8 +472,8 @@ enum ReadmeBlock28 {
     }
 }
 
-// ### HSTS and HTTPS-only sessions, block 29
-enum ReadmeBlock29 {
+// ### HSTS and HTTPS-only sessions, block 30
+enum ReadmeBlock30 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Hosts that sent Strict-Transport-Security over verified HTTPS are only ever asked over HTTPS;
@@ -469,8 +486,8 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### HTTP authentication, block 30
-enum ReadmeBlock30 {
+// ### HTTP authentication, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -485,8 +502,8 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### Run a task on the session's thread, block 31
-enum ReadmeBlock31 {
+// ### Run a task on the session's thread, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -498,8 +515,8 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Errors, block 32
-enum ReadmeBlock32 {
+// ### Errors, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -509,8 +526,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Errors, block 33
-enum ReadmeBlock33 {
+// ### Errors, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         Task {
             do {
@@ -524,8 +541,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 34
-enum ReadmeBlock34 {
+// ### Print a request: `print`, `debugPrint` and curl, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -552,16 +569,16 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 35
-enum ReadmeBlock35 {
+// ### Print a request: `print`, `debugPrint` and curl, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 36
-enum ReadmeBlock36 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -579,8 +596,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Turning failures into your own errors, block 37
-enum ReadmeBlock37 {
+// ### Turning failures into your own errors, block 38
+enum ReadmeBlock38 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -606,8 +623,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 38
-enum ReadmeBlock38 {
+// ### Retrying with `RetryPolicy`, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -621,8 +638,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Network reachability, block 39
-enum ReadmeBlock39 {
+// ### Network reachability, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -638,8 +655,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Network reachability, block 40
-enum ReadmeBlock40 {
+// ### Network reachability, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -651,8 +668,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### OAuth2, block 41
-enum ReadmeBlock41 {
+// ### OAuth2, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -670,8 +687,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### OAuth2, block 42
-enum ReadmeBlock42 {
+// ### OAuth2, block 43
+enum ReadmeBlock43 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -688,8 +705,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### HTTP cache, block 43
-enum ReadmeBlock43 {
+// ### HTTP cache, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -703,8 +720,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### Cookies, block 44
-enum ReadmeBlock44 {
+// ### Cookies, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -716,8 +733,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### Cookies, block 45
-enum ReadmeBlock45 {
+// ### Cookies, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -726,8 +743,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### Cookies, block 46
-enum ReadmeBlock46 {
+// ### Cookies, block 47
+enum ReadmeBlock47 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -747,8 +764,8 @@ enum ReadmeBlock46 {
     }
 }
 
-// ### Observing and logging, block 47
-enum ReadmeBlock47 {
+// ### Observing and logging, block 48
+enum ReadmeBlock48 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -758,8 +775,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ### HAR export, block 48
-enum ReadmeBlock48 {
+// ### HAR export, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
         var configuration = SessionConfiguration()
@@ -772,8 +789,8 @@ enum ReadmeBlock48 {
     }
 }
 
-// ### Wire trace, block 49
-enum ReadmeBlock49 {
+// ### Wire trace, block 50
+enum ReadmeBlock50 {
     static func run() async throws {
         var traced = SessionConfiguration()
         traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
@@ -786,10 +803,10 @@ enum ReadmeBlock49 {
     }
 }
 
-// ### Tracing and metrics, block 50: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 51: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 51
-enum ReadmeBlock51 {
+// ### Tracing and metrics, block 52
+enum ReadmeBlock52 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -809,8 +826,8 @@ enum ReadmeBlock51 {
     }
 }
 
-// ## Testing code that uses Curlew, block 52
-enum ReadmeBlock52 {
+// ## Testing code that uses Curlew, block 53
+enum ReadmeBlock53 {
     struct Item: Decodable, Sendable { let id: Int }
 
     static func run() async throws {
@@ -830,8 +847,8 @@ enum ReadmeBlock52 {
     }
 }
 
-// ### Record once, replay in CI (HAR), block 53
-enum ReadmeBlock53 {
+// ### Record once, replay in CI (HAR), block 54
+enum ReadmeBlock54 {
     static func run() async throws {
         // First run: the file does not exist, so the session goes to the network and records every
         // exchange (bodies included, secrets redacted as Curlew prints them). Later runs: it exists,
@@ -846,8 +863,8 @@ enum ReadmeBlock53 {
     }
 }
 
-// ## OpenAPI clients, block 54
-enum ReadmeBlock54 {
+// ## OpenAPI clients, block 55
+enum ReadmeBlock55 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -858,4 +875,4 @@ enum ReadmeBlock54 {
     }
 }
 
-// ## OpenAPI clients, block 55: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 56: calls a generated OpenAPI client, not compiled here.

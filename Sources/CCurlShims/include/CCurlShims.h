@@ -33,6 +33,14 @@ CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+/// `CURLINFO_ACTIVESOCKET` (a `curl_socket_t`): the socket of a `CURLOPT_CONNECT_ONLY`
+/// connection, or -1.
+int curlew_easy_active_socket(CURL *handle);
+
+/// `CURLMOPT_SOCKETFUNCTION` with its `CURLMOPT_SOCKETDATA`: a WebSocket's own multi handle
+/// tells which sockets its connect-only transfer waits on.
+typedef int (*curlew_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *userdata, void *socketdata);
+CURLMcode curlew_multi_setopt_socket_callback(CURLM *multi, curlew_socket_callback callback, void *userdata);
 
 /// What `TransferMetrics` reads of a finished hop, in one call rather than eleven through
 /// Swift: times in microseconds, sizes in bytes; `primary_ip` points into the handle (valid

@@ -21,6 +21,8 @@ final class CurlLoop: Sendable {
         case suspend(Transfer)
         case resume(Transfer)
         case run(UnownedJob)
+        /// Opens a WebSocket, or looks at one again (frames to send, a close, room to read).
+        case webSocket(WebSocketChannel)
     }
 
     private struct Queue {
@@ -78,6 +80,18 @@ final class CurlLoop: Sendable {
         let url = transfer.context.request.url
         if let startFailure { return CurlewError(.transport, startFailure, url: url) }
         return CurlewError(.sessionShutdown, "the session was shut down", url: url)
+    }
+
+    /// Hands a new WebSocket to the loop; returns why it cannot take it, if it cannot.
+    func submit(_ channel: WebSocketChannel) -> CurlewError? {
+        if enqueue(.webSocket(channel)) { return nil }
+        if let startFailure { return CurlewError(.transport, startFailure, url: channel.url) }
+        return CurlewError(.sessionShutdown, "the session was shut down", url: channel.url)
+    }
+
+    /// Asks the loop to look at a WebSocket again.
+    func service(_ channel: WebSocketChannel) {
+        _ = enqueue(.webSocket(channel))
     }
 
     func cancel(_ transfer: Transfer) {
@@ -191,12 +205,16 @@ final class CurlLoop: Sendable {
             let sleeps = queue.withLock { queue in
                 queue.gate.prepareToSleep(queueIsEmpty: queue.commands.isEmpty && !queue.isShutDown)
             }
-            if sleeps {
-                wakeup.revents = 0
-                curl_multi_wait(state.multi, &wakeup, 1, state.active.isEmpty ? 1000 : 250, nil)
-                // Readable: at least one signal was written, and only this thread reads, so the
-                // read never finds it empty; it takes every signal written so far.
-                if wakeup.revents & Int16(CURL_WAIT_POLLIN) != 0 { _ = curlew_wake_descriptor_drain(wakeDescriptor) }
+            if state.webSockets.isEmpty {
+                if sleeps {
+                    wakeup.revents = 0
+                    curl_multi_wait(state.multi, &wakeup, 1, state.active.isEmpty ? 1000 : 250, nil)
+                    // Readable: at least one signal was written, and only this thread reads, so the
+                    // read never finds it empty; it takes every signal written so far.
+                    if wakeup.revents & Int16(CURL_WAIT_POLLIN) != 0 { _ = curlew_wake_descriptor_drain(wakeDescriptor) }
+                }
+            } else if state.waitWithWebSockets(wakeDescriptor: sleeps ? wakeDescriptor : nil, timeout: sleeps ? 250 : 0) {
+                _ = curlew_wake_descriptor_drain(wakeDescriptor)
             }
         }
         let leftovers = queue.withLock { queue -> [Command] in
@@ -204,14 +222,16 @@ final class CurlLoop: Sendable {
             return queue.commands
         }
         var transfers: [Transfer] = []
+        var channels: [WebSocketChannel] = []
         for command in leftovers {
             switch command {
             case .add(let transfer): transfers.append(transfer)
             case .run(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            case .webSocket(let channel): channels.append(channel)
             case .cancel, .unpause, .suspend, .resume: break
             }
         }
-        state.shutDown(leftovers: transfers)
+        state.shutDown(leftovers: transfers, webSockets: channels)
         let waiters = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
             queue.threadExited = true
             defer { queue.shutdownWaiters.removeAll() }

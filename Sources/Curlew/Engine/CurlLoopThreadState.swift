@@ -13,6 +13,17 @@ final class CurlLoopThreadState: @unchecked Sendable {
     /// its index here (``EasyHandle/activeIndex``): added and removed without hashing.
     /// Confined to the loop thread, as all of this state: no runtime exclusivity checks.
     @exclusivity(unchecked) private(set) var active: [EasyHandle] = []
+    /// The session's WebSockets, from their open command to their end (see
+    /// ``WebSocketChannel``); each knows its index here. While there are none, the loop's wait
+    /// is the one it always was.
+    @exclusivity(unchecked) var webSockets: [WebSocketChannel] = []
+    /// The buffer every WebSocket reads into, one for the loop (64 KiB, made with the first).
+    @exclusivity(unchecked) var webSocketScratch: [UInt8] = []
+    /// The `curl_waitfd`s of one wait with WebSockets, and the channels behind them, kept
+    /// between turns so that a wait allocates nothing.
+    @exclusivity(unchecked) var waitDescriptors: [curl_waitfd] = []
+    @exclusivity(unchecked) var polledChannels: [WebSocketChannel] = []
+    @exclusivity(unchecked) var polledCounts: [Int] = []
 
     /// Nil when libcurl cannot make a multi handle (only when out of memory).
     init?(configuration: SessionConfiguration) {
@@ -69,6 +80,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             }
             transfer.events?.emit(.resumed)
         case .run: break  // Run by the loop itself, which knows the executor.
+        case .webSocket(let channel): serviceWebSocket(channel)
         }
     }
 
@@ -217,8 +229,9 @@ final class CurlLoopThreadState: @unchecked Sendable {
         handles.recycle(handle)
     }
 
-    func shutDown(leftovers: [Transfer]) {
+    func shutDown(leftovers: [Transfer], webSockets leftoverChannels: [WebSocketChannel]) {
         stubs?.shutDown()
+        shutDownWebSockets(leftovers: leftoverChannels)
         let error = { (transfer: Transfer) in
             CurlewError(.sessionShutdown, "the session was shut down", url: transfer.context.request.url)
         }

@@ -88,6 +88,14 @@ final class StubTransferDriver: @unchecked Sendable {
             }
             transfer.events?.emit(.resumed)
         case .run: break
+        case .webSocket(let channel):
+            // Stubs answer HTTP exchanges; a WebSocket of a stubbed session must not reach the network.
+            let error = CurlewError(
+                .transport, "a stubbed session opens no WebSockets: HTTPStubs answers HTTP requests only", url: channel.url)
+            channel.finishOpening(.failure(error))
+            channel.endMessages(.failure(error))
+            channel.loopState.stage = .done
+            channel.markTornDown(sendFailure: error)
         }
     }
 

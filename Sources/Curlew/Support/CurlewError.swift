@@ -29,6 +29,7 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             case fileSystem, bodyNotReplayable, uploadFailed, streamAlreadyConsumed
             case retryLimitExceeded, authenticationFailed, proxyFailure, untrustedServer
             case resumeFailed, notCached, notConnected
+            case webSocketHandshakeFailed, webSocketProtocolError, webSocketClosed
         }
         fileprivate let code: Code
 
@@ -119,6 +120,16 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
         /// The request waited for a network path (``RequestOptions/waitsForConnectivity``) and
         /// none became satisfied within the limit; nothing was sent. The message gives the path.
         public static let notConnected = Kind(code: .notConnected)
+        /// The server did not accept the WebSocket handshake: another status than `101` (the
+        /// error carries the response head), or a `101` whose `Sec-WebSocket-Accept`, `Upgrade`,
+        /// subprotocol or extensions do not answer the request. Redirects are not followed.
+        public static let webSocketHandshakeFailed = Kind(code: .webSocketHandshakeFailed)
+        /// The server broke RFC 6455 or RFC 7692 (a masked or reserved frame, text that is not
+        /// UTF-8, a bad close code, …); Curlew sent the matching close code and dropped the connection.
+        public static let webSocketProtocolError = Kind(code: .webSocketProtocolError)
+        /// The WebSocket is closed: the server closed it with a code other than 1000 or 1001,
+        /// ended it without a close frame, or a message was sent after the close.
+        public static let webSocketClosed = Kind(code: .webSocketClosed)
     }
 
     /// The fields, in one shared box: errors travel inside `Result`s and optionals through the
