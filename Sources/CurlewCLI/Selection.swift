@@ -72,16 +72,20 @@ enum Selection {
         } catch {
             throw CommandLineError("--xpath: the response body is not XML: \(error)")
         }
+        let nodes: [XMLTreeNode]
+        let value: String
         do {
-            let nodes = try tree.nodes(matching: expression)
-            let lines = nodes.map { node in node.kind == .element ? node.xmlString() : node.text }
-            return Data((lines.map { $0 + "\n" }.joined()).utf8)
+            nodes = try tree.nodes(matching: expression)
+            // Not a node set (count(), string(), a number): its value.
+            value = nodes.isEmpty ? try tree.string(for: expression) : ""
         } catch {
-            do {
-                return Data((try tree.string(for: expression) + "\n").utf8)
-            } catch {
-                throw CommandLineError("--xpath '\(expression)': \(error)")
-            }
+            throw CommandLineError("--xpath '\(expression)': \(error)")
         }
+        if nodes.isEmpty {
+            guard !value.isEmpty else { throw CommandLineError("--xpath '\(expression)': matches nothing") }
+            return Data((value + "\n").utf8)
+        }
+        let lines = nodes.map { node in node.kind == .element ? node.xmlString() : node.text }
+        return Data(lines.map { $0 + "\n" }.joined().utf8)
     }
 }

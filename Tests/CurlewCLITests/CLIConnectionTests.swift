@@ -7,17 +7,14 @@ import TestServer
     @Test func curlPrintsTheCommandWithoutSending() async throws {
         try await withServer { server in
             let run = try await CLI.run([
-                "--curl", "--http1.1", server.url("/post").absoluteString, "a=1", "--auth", "ann:pw",
+                "--curl", server.url("/post").absoluteString, "a=1", "--auth", "ann:pw",
             ])
             #expect(run.status == 0, "\(run.errorOutput)")
             #expect(run.output.hasPrefix("curl "))
-            #expect(run.output.contains("--http1.1"))
             #expect(run.output.contains(server.url("/post").absoluteString))
             #expect(run.output.contains("ann:***"))
             #expect(!run.output.contains("ann:pw"))
             #expect(server.totalRequestCount == 0)
-            let http2 = try await CLI.run(["--curl", "--http2", server.url("/get").absoluteString])
-            #expect(http2.output.contains("--http2"))
         }
     }
 

@@ -74,7 +74,7 @@ import TestServer
         (["--pretty=loud", "URL"], "curlew: error: The value 'loud' is invalid for '--pretty"),
         (["--form", "URL", "a:=1"], "curlew: error: --form sends text fields only"),
         (["--form", "--json", "URL"], "curlew: error: choose one of --json, --form, --multipart"),
-        (["--timeout", "-1", "URL"], "curlew: error: --timeout must be a positive number"),
+        (["--timeout=-1", "URL"], "curlew: error: --timeout must be a positive number"),
         (["--auth", "nocolon", "URL"], "curlew: error: --auth needs user:password"),
         (["--continue", "URL"], "curlew: error: --continue needs --download and --output"),
         (["--pin", "abc", "URL"], "curlew: error: --pin 'abc': expected sha256//"),

@@ -57,7 +57,7 @@ import TestServer
     @Test func prettyFormatIndentsWithoutColours() async throws {
         try await withServer { server in
             let run = try await CLI.run(["--pretty=format", server.url("/get").absoluteString, "a==1"])
-            #expect(run.output.contains("\n    \"args\": {\n        \"a\": \"1\"\n    },\n"))
+            #expect(run.output.contains("\n    \"args\": {\n        \"a\": \"1\"\n    }"))
             #expect(!run.output.contains(Self.escape))
         }
     }
@@ -142,6 +142,9 @@ import TestServer
             let bad = try await CLI.run(["--xpath", "//[", server.url("/xml").absoluteString])
             #expect(bad.status == 1)
             #expect(bad.errorLines.count == 1)
+            let nothing = try await CLI.run(["--xpath", "//magazine", server.url("/xml").absoluteString])
+            #expect(nothing.status == 1)
+            #expect(nothing.errorLines == ["curlew: error: --xpath '//magazine': matches nothing"])
         }
     }
 }
