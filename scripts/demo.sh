@@ -30,9 +30,9 @@ run() {
     echo "\$ curlew $*"
     "$bin/curlew" "$@"
 }
-run --print=hb "$base/users/42"
+run --print=hb --pretty=format "$base/users/42"
 run --jq-path 'data.items[1].name' "$base/users"
-run -v POST "$base/echo" name=Ann age:=42 X-Demo:yes
+run -v --pretty=format POST "$base/echo" name=Ann age:=42 X-Demo:yes
 run --stream "$base/logs.ndjson"
 run --xpath '//item/title/text()' "$base/feed.xml"
 run --download --output "${TMPDIR:-/tmp}/curlew-demo.bin" "$base/files/demo.bin?size=2000000&rate=4000000"

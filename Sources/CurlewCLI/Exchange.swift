@@ -195,7 +195,9 @@ struct Exchange {
             Terminal.complain("error: \(error)")
             return .failure
         }
-        let shown = printer.body(body, contentType: type)
+        var shown = printer.body(body, contentType: type)
+        // On a terminal the prompt starts on a line of its own; piped bytes stay as sent.
+        if printer.toTerminal, let last = shown.last, last != UInt8(ascii: "\n") { shown.append(UInt8(ascii: "\n")) }
         if let output = options.output {
             let url = URL(fileURLWithPath: (output as NSString).expandingTildeInPath)
             do {
