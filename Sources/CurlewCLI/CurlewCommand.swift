@@ -8,10 +8,12 @@ import Glibc
 
 /// `curlew [METHOD] URL [ITEM ...]`: an httpie-style HTTP client on Curlew's public API.
 ///
-/// Extension points for what other work adds: a `--trace` or `--har FILE` option joins the
-/// options here and hands an `EventMonitor` to ``ClientOptions/sessionConfiguration()``
-/// (`configuration.eventMonitors`); a `curlew ws URL` subcommand goes into
-/// `configuration.subcommands` (the default command stays this one).
+/// Extension points for what other work adds: a `--trace` or `--har FILE` option joins
+/// ``ClientOptions`` and appends its `EventMonitor` in
+/// ``ClientOptions/sessionConfiguration()`` (`configuration.eventMonitors`); a `curlew ws URL`
+/// command is a command type of its own, dispatched in ``main()`` when the first argument is
+/// `ws` (before this command's parsing, which would read `ws` as a URL), and may reuse
+/// ``ClientOptions`` through `@OptionGroup` for trust, proxy and authentication.
 @main
 struct CurlewCommand: AsyncParsableCommand {
     static let version = "0.1.0"
@@ -67,8 +69,12 @@ struct CurlewCommand: AsyncParsableCommand {
         guard let command = parsed as? CurlewCommand else {
             // `--help`, `--version` and the like: ArgumentParser's own commands.
             do {
-                var other = parsed
-                try other.run()
+                if var asynchronous = parsed as? any AsyncParsableCommand {
+                    try await asynchronous.run()
+                } else {
+                    var other = parsed
+                    try other.run()
+                }
             } catch {
                 exit(withError: error)
             }

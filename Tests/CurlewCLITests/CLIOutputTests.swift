@@ -94,6 +94,10 @@ import TestServer
             #expect(run.output.contains(Self.escape + "34;1m\"method\""))
             #expect(run.output.contains("\n    "))
 
+            let bodyOnly = try await CLI.runInTerminal(["--body", server.url("/content-type?type=text/plain&body=hi").absoluteString])
+            #expect(!bodyOnly.output.contains("HTTP/1.1"))
+            #expect(bodyOnly.output.hasSuffix("hi\r\n"), "a body on a terminal ends its line: \(bodyOnly.output.debugDescription)")
+
             let plain = try await CLI.runInTerminal([server.url("/get").absoluteString], environment: ["NO_COLOR": "1"])
             #expect(!plain.output.contains(Self.escape))
             #expect(plain.output.contains("HTTP/1.1 200 OK"))

@@ -33,6 +33,17 @@ import TestServer
         }
     }
 
+    @Test func jsonFlagAsksForJSONAndTypesPipedBodies() async throws {
+        try await withServer { server in
+            let get = try await CLI.run(["--json", server.url("/get").absoluteString])
+            #expect((try get.json()["headers"] as? [String: String])?["accept"] == "application/json, */*;q=0.5")
+            let piped = try await CLI.run(["-j", server.url("/post").absoluteString], input: Data(#"{"a":1}"#.utf8))
+            let headers = try #require(try piped.json()["headers"] as? [String: String])
+            #expect(headers["content-type"] == "application/json")
+            #expect(try piped.json()["body"] as? String == #"{"a":1}"#)
+        }
+    }
+
     @Test func explicitMethodInAnyCase() async throws {
         try await withServer { server in
             let upper = try await CLI.run(["PUT", server.url("/put").absoluteString, "a=1"])
