@@ -77,13 +77,37 @@ enum CLI {
     }
 }
 
-/// A fresh folder under the temporary directory for one test.
+/// A fresh folder for one test: inside the test's own folder, which ``TemporaryFolderScope``
+/// removes when the test ends (so nothing is left in the temporary directory).
 enum TemporaryFolder {
+    @TaskLocal static var root: URL?
+
     static func make() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-cli-\(UUID().uuidString)")
+        let parent = root ?? FileManager.default.temporaryDirectory
+        let url = parent.appendingPathComponent("curlew-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+}
+
+/// Gives every test of a suite a temporary folder of its own and removes it afterwards.
+struct TemporaryFolderScope: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard !test.isSuite else { return try await function() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try await TemporaryFolder.$root.withValue(root) { try await function() }
+    }
+}
+
+extension Trait where Self == TemporaryFolderScope {
+    /// Each test's temporary files in a folder removed when it ends.
+    static var temporaryFolders: Self { TemporaryFolderScope() }
 }
 
 /// Runs `body` with a test server, shut down afterwards.

@@ -3,7 +3,7 @@ import Testing
 import TestServer
 
 /// `--curl`, authentication, proxies, HTTP versions and trust options.
-@Suite struct CLIConnectionTests {
+@Suite(.temporaryFolders) struct CLIConnectionTests {
     @Test func curlPrintsTheCommandWithoutSending() async throws {
         try await withServer { server in
             let run = try await CLI.run([

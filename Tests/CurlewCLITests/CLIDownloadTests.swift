@@ -3,7 +3,7 @@ import Testing
 import TestServer
 
 /// `--download`, `--continue`, `--output` and `--stream`.
-@Suite struct CLIDownloadTests {
+@Suite(.temporaryFolders) struct CLIDownloadTests {
     @Test func downloadToTheNamedFile() async throws {
         try await withServer { server in
             let folder = try TemporaryFolder.make()

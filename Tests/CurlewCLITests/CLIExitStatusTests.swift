@@ -3,7 +3,7 @@ import Testing
 import TestServer
 
 /// Exit statuses, and bad input: one line on standard error, a non-zero status, no output.
-@Suite struct CLIExitStatusTests {
+@Suite(.temporaryFolders) struct CLIExitStatusTests {
     @Test(arguments: [(301, Int32(3)), (404, 4), (418, 4), (503, 5), (200, 0), (204, 0)])
     func checkStatusMapsTheStatusClass(code: Int, expected: Int32) async throws {
         try await withServer { server in

@@ -3,7 +3,7 @@ import Testing
 import TestServer
 
 /// What `curlew` prints: `--print`, `--pretty`, `--verbose`, and the terminal defaults.
-@Suite struct CLIOutputTests {
+@Suite(.temporaryFolders) struct CLIOutputTests {
     static let escape = "\u{1B}["
 
     @Test func pipedOutputIsTheBodyAloneUnformatted() async throws {

@@ -3,7 +3,7 @@ import Testing
 import TestServer
 
 /// `curlew [METHOD] URL [ITEM ...]`: methods, items and bodies, checked by the echo routes.
-@Suite struct CLIRequestTests {
+@Suite(.temporaryFolders) struct CLIRequestTests {
     @Test func getWithQueryAndHeaderItems() async throws {
         try await withServer { server in
             let run = try await CLI.run([server.url("/get").absoluteString, "q==a b&c", "X-Api:one", "Empty;"])

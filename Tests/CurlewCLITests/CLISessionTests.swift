@@ -3,7 +3,7 @@ import Testing
 import TestServer
 
 /// `--session NAME` and `--oauth2 TOKENFILE`: state kept between runs, in private files.
-@Suite struct CLISessionTests {
+@Suite(.temporaryFolders) struct CLISessionTests {
     static func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return try #require(attributes[.posixPermissions] as? Int) & 0o777
