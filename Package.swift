@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "CurlewXML", targets: ["CurlewXML"]),
         .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
         .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
+        // The httpie-style command-line client, on the public API of Curlew and CurlewXML only.
+        .executable(name: "curlew", targets: ["CurlewCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -17,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-service-context.git", from: "1.5.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        // The command-line client's option parsing (the CurlewCLI target only, never the library's).
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // Documentation only: `swift package generate-documentation` (scripts/docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Test-only: the in-process HTTP test server. Not part of the library products' graph.
@@ -81,6 +85,15 @@ let package = Package(
             name: "CurlewTesting",
             dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
+        .executableTarget(
+            name: "CurlewCLI",
+            dependencies: [
+                "Curlew",
+                "CurlewXML",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .systemLibrary(name: "CTestCompression", path: "Tests/CTestCompression"),
         .target(
             name: "TestServer",
@@ -108,6 +121,8 @@ let package = Package(
             name: "CurlewTestingTests",
             dependencies: ["CurlewTesting", "Curlew", "TestServer", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
+        // Runs the built `curlew` binary as a child process against the in-process TestServer.
+        .testTarget(name: "CurlewCLITests", dependencies: ["TestServer"]),
         .testTarget(name: "CurlewXMLTests", dependencies: ["CurlewXML", "Curlew", "TestServer"]),
         // Every ```swift block of README.md, compiled (see scripts/readme-snippets.sh).
         .testTarget(

@@ -21,6 +21,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The demo server alone, until stopped: for `curlew` in scripts/demo.sh.
+        .executableTarget(name: "DemoServe", dependencies: ["DemoServer"]),
         .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(name: "Resume", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(name: "Router", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),

@@ -8,8 +8,9 @@ if [[ "${1:-}" == "--tests" ]]; then
     # nginx and openssl for TLS and HTTP/2 tests, the curl CLI for the cURL-command and smoke
     # tests (the test server's encoders use the same zlib, brotli and zstd packages), tinyproxy
     # (HTTP proxy) and microsocks (SOCKS5) for the proxy tests, stunnel4 (TLS in front
-    # of tinyproxy: an HTTPS proxy), iproute2 (`ip netns`, veth pairs) for the reachability tests.
-    packages+=(nginx-light openssl curl tinyproxy microsocks stunnel4 iproute2)
+    # of tinyproxy: an HTTPS proxy), iproute2 (`ip netns`, veth pairs) for the reachability tests,
+    # bsdutils (`script`: the curlew CLI tests run it in a pseudo-terminal).
+    packages+=(nginx-light openssl curl tinyproxy microsocks stunnel4 iproute2 bsdutils)
 fi
 
 missing=()

@@ -15,10 +15,22 @@ public enum ChildProcess {
         public var errorText: String { String(decoding: errorOutput, as: UTF8.self) }
     }
 
-    /// Runs `executable` (an absolute path) with `arguments`, standard input from `/dev/null`,
-    /// in `directory` if given, and returns once it has exited and both outputs are read to the
-    /// end. Throws only if it cannot be started.
-    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> Result {
+    /// Runs `executable` (an absolute path) with `arguments`, standard input from `input` (a
+    /// file; `/dev/null` when nil), in `directory` if given, with `environment` (this process's
+    /// without the proxy variables unless given), and returns once it has exited and both
+    /// outputs are read to the end. Throws only if it cannot be started.
+    public static func run(
+        _ executable: String, _ arguments: [String], in directory: URL? = nil,
+        environment: [String: String] = SpawnedProcess.environmentWithoutProxies, input: URL? = nil
+    ) async throws -> Result {
+        var inputRedirection = SpawnedProcess.Redirection.nullDevice
+        var inputDescriptor: Int32 = -1
+        if let input {
+            inputDescriptor = open(input.path, O_RDONLY | O_CLOEXEC)
+            guard inputDescriptor >= 0 else { throw TestServerError("cannot open \(input.path): errno \(errno)") }
+            inputRedirection = .descriptor(inputDescriptor)
+        }
+        defer { if inputDescriptor >= 0 { close(inputDescriptor) } }
         let output = try Pipe()
         let error: Pipe
         do {
@@ -30,8 +42,8 @@ public enum ChildProcess {
         let process: SpawnedProcess
         do {
             process = try SpawnedProcess(
-                executable: executable, arguments: arguments, directory: directory?.path,
-                output: .descriptor(output.write), error: .descriptor(error.write))
+                executable: executable, arguments: arguments, environment: environment, directory: directory?.path,
+                input: inputRedirection, output: .descriptor(output.write), error: .descriptor(error.write))
         } catch let failure {
             output.closeBoth()
             error.closeBoth()
