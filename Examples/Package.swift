@@ -25,6 +25,10 @@ let package = Package(
         .executableTarget(name: "DemoServe", dependencies: ["DemoServer"]),
         .executableTarget(name: "Tour", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(name: "Resume", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
+        .executableTarget(
+            name: "TestingTools",
+            dependencies: [.product(name: "Curlew", package: "Curlew"), .product(name: "CurlewTesting", package: "Curlew"), "DemoServer"]
+        ),
         .executableTarget(name: "Router", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(
             name: "OAuth2Burst",
