@@ -92,6 +92,7 @@ let package = Package(
                 "CurlewXML",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .systemLibrary(name: "CTestCompression", path: "Tests/CTestCompression"),

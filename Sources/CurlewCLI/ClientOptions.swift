@@ -1,5 +1,6 @@
 import ArgumentParser
 import Curlew
+import Logging
 import Foundation
 
 /// `--pretty`: what is done to the output.
@@ -117,6 +118,12 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "An OAuth2 token file (JSON: access_token, refresh_token, expires_at, token_url, client_id, client_secret); refreshed and rewritten (0600).")
     var oauth2: String?
 
+    @Flag(help: "Print the wire trace on standard error: request and response heads as sent and received (secrets as ***), connection and TLS notes, body byte counts.")
+    var trace = false
+
+    @Option(help: "Append the exchange (each redirect hop an entry, secrets as ***, no bodies) to this HAR 1.2 file, created with mode 0600.")
+    var har: String?
+
     func validate() throws {
         let bodyStyles = [json, form, multipart].filter { $0 }.count
         if bodyStyles > 1 { throw ValidationError("choose one of --json, --form, --multipart") }
@@ -150,6 +157,11 @@ struct ClientOptions: ParsableArguments {
         if http2 { configuration.httpVersion = .http2OverTLS }
         if let policy = try trustPolicy() { configuration.trust = TrustConfiguration(default: policy) }
         if let proxy { configuration.proxy = try Self.proxyConfiguration(proxy) }
+        if trace {
+            let logger = Logger(label: "curlew.trace") { _ in TraceLogHandler() }
+            configuration.wireTrace = WireTrace(logger: logger, level: .debug)
+        }
+        if har != nil { configuration.eventMonitors.append(HARAppender.recorder) }
         return configuration
     }
 

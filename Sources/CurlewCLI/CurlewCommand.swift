@@ -104,7 +104,16 @@ struct CurlewCommand: AsyncParsableCommand {
     func execute() async -> ExitStatus {
         do {
             let exchange = try Exchange(options: client, arguments: request)
-            return await exchange.run()
+            let status = await exchange.run()
+            if let har = client.har {
+                do {
+                    try HARAppender.append(to: har)
+                } catch {
+                    Terminal.complain("--har \(har): \(error.message)")
+                    return status == .success ? .failure : status
+                }
+            }
+            return status
         } catch {
             Terminal.complain("error: \(error)")
             return .badInput
