@@ -29,7 +29,7 @@ public final class HARCassette: Sendable {
     public var isRecording: Bool { recorder != nil }
 
     /// A cassette on `file`, whose session is made from `configuration`; a file that exists
-    /// but is not HAR fails with ``CurlewError/Kind/serializationFailed``.
+    /// but is not HAR fails with `CurlewError.Kind.serializationFailed`.
     ///
     /// - Parameters:
     ///   - file: The HAR file: read when it exists, written by ``finish()`` otherwise.
@@ -55,7 +55,7 @@ public final class HARCassette: Sendable {
     }
 
     /// Shuts the session down and, after a recording run, writes the file (mode 0600, replacing
-    /// nothing: it did not exist). Fails with ``CurlewError/Kind/fileSystem``.
+    /// nothing: it did not exist). Fails with `CurlewError.Kind.fileSystem`.
     public func finish() async throws(CurlewError) {
         await session.shutdown()
         if let recorder { try recorder.write(to: file) }

@@ -15,7 +15,7 @@ extension HTTPStubs {
     /// - The response's status, header fields and body are replayed. `Content-Length`,
     ///   `Content-Encoding` and `Transfer-Encoding` are dropped: HAR keeps the body decoded, and
     ///   the stub frames it anew. Entries without a response (status 0, a failure) are skipped.
-    /// - Bodies come back only if the recording kept them (``HARRecorder/Options/recordsResponseBodies``);
+    /// - Bodies come back only if the recording kept them (`HARRecorder.Options.recordsResponseBodies`);
     ///   a body recorded as `***` or cut at the recorder's size limit is replayed as recorded.
     ///
     /// Returns the registrations, in the order of the archive's first entry for each.
@@ -40,7 +40,7 @@ extension HTTPStubs {
     }
 
     /// Stubs that answer from the HAR file at `fileURL` (see ``register(replaying:)``); a file
-    /// that is not HAR fails with ``CurlewError/Kind/serializationFailed`` naming what is wrong.
+    /// that is not HAR fails with `CurlewError.Kind.serializationFailed` naming what is wrong.
     public convenience init(replaying fileURL: URL) throws(CurlewError) {
         self.init()
         try register(replaying: HARArchive(contentsOf: fileURL))

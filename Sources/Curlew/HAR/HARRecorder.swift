@@ -28,7 +28,7 @@ import Synchronization
 /// adapters; what the session adds on the wire (`User-Agent`, `Accept-Encoding`, cookies from
 /// its cookie storage) is not listed: a ``WireTrace`` shows the head as sent.
 ///
-/// Streamed requests (``DataRequest/bytes()``) are not recorded: their monitor hooks end at
+/// Streamed requests (``DataRequest/bytes``) are not recorded: their monitor hooks end at
 /// the response head.
 public final class HARRecorder: EventMonitor {
     /// What is recorded beside the heads.
