@@ -15,21 +15,7 @@ enum PrivateFileWriter {
         guard descriptor >= 0 else {
             throw CommandLineError("cannot write \(url.path): \(String(cString: strerror(errno)))")
         }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { raw in
-            guard var pointer = raw.baseAddress else { return }
-            var remaining = raw.count
-            while remaining > 0 {
-                let written = Glibc.write(descriptor, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                pointer += written
-                remaining -= written
-            }
-        }
+        var failure = Terminal.writeAll(data, to: descriptor)
         if failure == 0, fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         if failure == 0, rename(temporary, url.path) != 0 { failure = errno }

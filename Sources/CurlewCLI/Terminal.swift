@@ -32,19 +32,25 @@ enum Terminal {
     /// Writes all of `data`, retrying short writes and EINTR. A closed pipe (EPIPE) ends the
     /// program quietly, as other tools do when their reader stops.
     static func write(_ data: Data, to descriptor: Int32 = STDOUT_FILENO) {
-        data.withUnsafeBytes { raw in
-            guard var pointer = raw.baseAddress else { return }
+        if writeAll(data, to: descriptor) == EPIPE { exit(0) }
+    }
+
+    /// Writes all of `data` to `descriptor`, retrying short writes and EINTR; returns 0, or the
+    /// `errno` that stopped it.
+    static func writeAll(_ data: Data, to descriptor: Int32) -> Int32 {
+        data.withUnsafeBytes { raw -> Int32 in
+            guard var pointer = raw.baseAddress else { return 0 }
             var remaining = raw.count
             while remaining > 0 {
                 let written = Glibc.write(descriptor, pointer, remaining)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    if errno == EPIPE { exit(0) }
-                    return
+                    return errno
                 }
                 pointer += written
                 remaining -= written
             }
+            return 0
         }
     }
 
