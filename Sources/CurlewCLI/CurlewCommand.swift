@@ -8,12 +8,9 @@ import Glibc
 
 /// `curlew [METHOD] URL [ITEM ...]`: an httpie-style HTTP client on Curlew's public API.
 ///
-/// Extension points for what other work adds: a `--trace` or `--har FILE` option joins
-/// ``ClientOptions`` and appends its `EventMonitor` in
-/// ``ClientOptions/sessionConfiguration()`` (`configuration.eventMonitors`); a `curlew ws URL`
-/// command is a command type of its own, dispatched in ``main()`` when the first argument is
-/// `ws` (before this command's parsing, which would read `ws` as a URL), and may reuse
-/// ``ClientOptions`` through `@OptionGroup` for trust, proxy and authentication.
+/// `curlew ws URL` is a command of its own (``WebSocketSession``), dispatched in ``main()``
+/// when the first argument is `ws` (before this command's parsing, which would read `ws` as a
+/// URL); it reuses ``ClientOptions`` through `@OptionGroup` for trust, proxy and authentication.
 @main
 struct CurlewCommand: AsyncParsableCommand {
     static let version = "0.1.0"
@@ -46,6 +43,12 @@ struct CurlewCommand: AsyncParsableCommand {
             NO_COLOR turns colours off. Authorization, Proxy-Authorization and
             Cookie values print as ***.
 
+            WEBSOCKETS:
+            curlew ws URL [Header:value ...] opens a WebSocket (ws://, wss://,
+            ws+unix://), prints each incoming message on a line, and sends each line
+            of standard input as a text message; the end of input closes it
+            after --linger SECONDS (default 1) of printing what still arrives.
+
             \(ExitStatus.helpText)
             """,
         version: version
@@ -60,6 +63,15 @@ struct CurlewCommand: AsyncParsableCommand {
     /// usage dump or a stack trace.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
+        if CommandLine.arguments.dropFirst().first == "ws" {
+            let command: WebSocketSession
+            do {
+                command = try WebSocketSession.parse(Array(CommandLine.arguments.dropFirst(2)))
+            } catch {
+                failParsing(error, of: WebSocketSession.self)
+            }
+            Foundation.exit(await command.execute().rawValue)
+        }
         let parsed: any ParsableCommand
         do {
             parsed = try parseAsRoot()
@@ -86,11 +98,11 @@ struct CurlewCommand: AsyncParsableCommand {
 
     /// A parse error: help and version requests as ArgumentParser prints them, anything else as
     /// one line and ``ExitStatus/badInput``.
-    private static func failParsing(_ error: any Error) -> Never {
-        if exitCode(for: error) == .success || error is CleanExit {
-            exit(withError: error)
+    private static func failParsing<Command: ParsableCommand>(_ error: any Error, of command: Command.Type = Self.self) -> Never {
+        if command.exitCode(for: error) == .success || error is CleanExit {
+            command.exit(withError: error)
         }
-        let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+        let message = command.fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
         Terminal.complain(message.replacingOccurrences(of: "Error: ", with: "error: "))
         Foundation.exit(ExitStatus.badInput.rawValue)
     }

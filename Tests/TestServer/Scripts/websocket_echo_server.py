@@ -3,7 +3,7 @@
 Prints "PORT <n>" on a line once it listens on 127.0.0.1, then echoes every message back
 (text as text, binary as binary). The path "/close/<code>" closes at once with that code;
 "/protocol" sends the chosen subprotocol as a text message; "/headers" sends the request's
-header lines as one text message. With --cert and --key it serves wss; with --unix PATH it
+header lines as one text message; "/echo-then-close/<n>" echoes n messages, then closes (1000). With --cert and --key it serves wss; with --unix PATH it
 listens on that Unix-domain socket instead (and prints "PORT 0").
 Runs until its standard input closes (the test ends) or it is killed.
 """
@@ -24,6 +24,11 @@ async def handler(websocket):
         await websocket.send(websocket.subprotocol or "")
     if path == "/headers":
         await websocket.send("\n".join(f"{k}: {v}" for k, v in websocket.request.headers.raw_items()))
+    if path.startswith("/echo-then-close/"):
+        for _ in range(int(path.split("/")[2])):
+            await websocket.send(await websocket.recv())
+        await websocket.close(code=1000, reason="echoed as many as asked")
+        return
     async for message in websocket:
         await websocket.send(message)
 
