@@ -159,3 +159,10 @@ int curlew_wake_descriptor_drain(int descriptor) {
 void curlew_wake_descriptor_close(int descriptor) {
     close(descriptor);
 }
+
+const int curlew_CURL_PREREQFUNC_OK = CURL_PREREQFUNC_OK;
+const int curlew_CURL_PREREQFUNC_ABORT = CURL_PREREQFUNC_ABORT;
+
+CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}

@@ -4,14 +4,8 @@
 #include <openssl/x509.h>
 #include <openssl/sha.h>
 #include <openssl/crypto.h>
+#include <curl/curl.h>
 #include "CTLSShims.h"
-
-const int curlew_CURL_PREREQFUNC_OK = CURL_PREREQFUNC_OK;
-const int curlew_CURL_PREREQFUNC_ABORT = CURL_PREREQFUNC_ABORT;
-
-CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
-}
 
 void curlew_sha256(const void *data, size_t length, unsigned char *digest) {
     SHA256(data, length, digest);
@@ -48,7 +42,7 @@ static int visit_stack(STACK_OF(X509) *chain, curlew_certificate_visitor visitor
     return count;
 }
 
-int curlew_tls_visit_peer_certificates(CURL *handle, curlew_peer_certificates which,
+int curlew_tls_visit_peer_certificates(void *handle, curlew_peer_certificates which,
                                        curlew_certificate_visitor visitor, void *context) {
     struct curl_tlssessioninfo *info = NULL;
     if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return -1;
@@ -77,7 +71,7 @@ int curlew_visit_certificate(const unsigned char *der, size_t der_length,
     return ok;
 }
 
-int curlew_tls_connection(CURL *handle, const char **version, const char **cipher, const char **group,
+int curlew_tls_connection(void *handle, const char **version, const char **cipher, const char **group,
                           const unsigned char **alpn, unsigned int *alpn_length) {
     struct curl_tlssessioninfo *info = NULL;
     if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return -1;

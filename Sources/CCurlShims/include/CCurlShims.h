@@ -104,4 +104,13 @@ int curlew_wake_descriptor_signal(int descriptor);
 int curlew_wake_descriptor_drain(int descriptor);
 void curlew_wake_descriptor_close(int descriptor);
 
+typedef int (*curlew_prereq_callback)(void *userdata, char *primary_ip, char *local_ip,
+                                      int primary_port, int local_port);
+
+/// Sets (or, with NULL, clears) `CURLOPT_PREREQFUNCTION`.
+CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback callback);
+
+extern const int curlew_CURL_PREREQFUNC_OK;
+extern const int curlew_CURL_PREREQFUNC_ABORT;
+
 #endif

@@ -4,7 +4,6 @@
 #define CTLSSHIMS_H
 
 #include <stddef.h>
-#include <curl/curl.h>
 
 /// Receives one certificate: its DER, the DER of its SubjectPublicKeyInfo, and its subject and
 /// issuer as one-line strings (`CN=…, O=…`). The pointers are valid during the call only.
@@ -26,7 +25,7 @@ typedef enum {
 /// Visits certificates of the TLS connection that `handle`'s transfer uses. Returns how many
 /// were visited, -1 when the transfer has no TLS session, -2 when libcurl's TLS backend is not
 /// OpenSSL, -3 when a certificate could not be encoded.
-int curlew_tls_visit_peer_certificates(CURL *handle, curlew_peer_certificates which,
+int curlew_tls_visit_peer_certificates(void *handle, curlew_peer_certificates which,
                                        curlew_certificate_visitor visitor, void *context);
 
 /// Visits the certificate in `der` (one DER certificate). Returns 1, or 0 when `der` is not
@@ -38,7 +37,7 @@ int curlew_visit_certificate(const unsigned char *der, size_t der_length,
 /// protocol of the connection `handle`'s transfer uses; the strings are OpenSSL's and live as
 /// long as the connection. Returns 0, -1 when the transfer has no TLS session, -2 when
 /// libcurl's TLS backend is not OpenSSL.
-int curlew_tls_connection(CURL *handle, const char **version, const char **cipher, const char **group,
+int curlew_tls_connection(void *handle, const char **version, const char **cipher, const char **group,
                           const unsigned char **alpn, unsigned int *alpn_length);
 /// The validity period of one DER certificate, in seconds since 1970 (UTC). Returns 1, or 0
 /// when `der` is not exactly one certificate.
@@ -47,14 +46,5 @@ int curlew_certificate_validity(const unsigned char *der, size_t der_length,
 /// SHA-256 (32 bytes) and SHA-1 (20 bytes) digests.
 void curlew_sha256(const void *data, size_t length, unsigned char *digest);
 void curlew_sha1(const void *data, size_t length, unsigned char *digest);
-
-typedef int (*curlew_prereq_callback)(void *userdata, char *primary_ip, char *local_ip,
-                                      int primary_port, int local_port);
-
-/// Sets (or, with NULL, clears) `CURLOPT_PREREQFUNCTION`.
-CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback callback);
-
-extern const int curlew_CURL_PREREQFUNC_OK;
-extern const int curlew_CURL_PREREQFUNC_ABORT;
 
 #endif

@@ -1,3 +1,4 @@
+import CCurlShims
 import CTLSShims
 
 extension TransferContext {
