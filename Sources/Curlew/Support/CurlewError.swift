@@ -235,6 +235,16 @@ public struct CurlewError: Error, Sendable, CustomStringConvertible {
             acceptableContentTypes: acceptableContentTypes))
     }
 
+    /// A copy naming `url` (redacted) instead: a WebSocket handshake's failure as the retriers
+    /// see it, on the http or https URL of the request they are given.
+    func naming(_ url: URL) -> CurlewError {
+        CurlewError(storage: Storage(
+            kind: kind, message: message, url: Redaction.url(url), curlCode: curlCode, curlMessage: curlMessage,
+            responseHead: responseHead, responseBody: responseBody, underlying: underlying,
+            downloadResumeData: downloadResumeData, keepsPartialDownload: keepsPartialDownload,
+            acceptableContentTypes: acceptableContentTypes))
+    }
+
     /// A copy whose `underlying` is `error` — what a response interceptor made of a failed
     /// attempt — keeping the kind, message, codes, head, body and resume data.
     func replacing(underlying error: any Error & Sendable) -> CurlewError {

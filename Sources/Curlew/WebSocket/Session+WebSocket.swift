@@ -9,8 +9,10 @@ extension Session {
     /// CONNECT tunnel through an HTTP proxy), TLS with the session's trust policies and client
     /// certificates — then Curlew writes the handshake itself and speaks RFC 6455 over the
     /// socket on the session's own thread. The handshake passes the session's interceptors
-    /// (their adapters: an ``OAuth2Authenticator`` adds its token), and carries the session's
-    /// default headers, User-Agent and cookies; `Set-Cookie` fields of the answer are stored.
+    /// (their adapters: an ``OAuth2Authenticator`` adds its token; their retriers: a 401 lets
+    /// it refresh the token and open again, a failure ``RetryPolicy`` retries is tried again),
+    /// and carries the session's default headers, User-Agent and cookies; `Set-Cookie` fields
+    /// of the answer are stored.
     ///
     /// - Parameters:
     ///   - url: the `ws`, `wss` or `ws+unix` URL (`http` and `https` are taken as `ws` and `wss`).
@@ -30,19 +32,60 @@ extension Session {
         try options.validate(url: given)
         let fields = try headers.fields(for: given)
         try WebSocketHandshake.check(protocols: protocols, headers: fields, url: given)
-        var request = try RequestBuilder.build(
+        let base = try RequestBuilder.build(
             url: transportURL, method: .get, headers: RequestHeaders(fields), body: nil, options: RequestOptions()
         ).get()
-        if !interceptors.isEmpty { request = try await InterceptorChain(interceptors).adapt(request, for: self) }
-        // An adapter may rewrite the request, but not into something else than a handshake.
-        try WebSocketHandshake.check(protocols: protocols, headers: request.headerFields, url: given)
-        var random = SystemRandomNumberGenerator()
-        let handshake = WebSocketHandshake(protocols: protocols, compression: options.compression, using: &random)
-        let channel = WebSocketChannel(
-            url: given, request: request, handshake: handshake, options: options,
-            settings: transferSettings(for: request.options), loop: loop)
-        let opened = try await channel.open()
-        return WebSocket(channel: channel, opened: opened)
+        let chain = InterceptorChain(interceptors)
+        let firstStart = ContinuousClock.now
+        var attempt = 1
+        while true {
+            let attemptStart = ContinuousClock.now
+            var request = base
+            if !chain.isEmpty { request = try await chain.adapt(base, for: self) }
+            // An adapter may rewrite the request, but not into something else than a handshake.
+            try WebSocketHandshake.check(protocols: protocols, headers: request.headerFields, url: given)
+            var random = SystemRandomNumberGenerator()
+            let handshake = WebSocketHandshake(protocols: protocols, compression: options.compression, using: &random)
+            let channel = WebSocketChannel(
+                url: given, request: request, handshake: handshake, options: options,
+                settings: transferSettings(for: request.options), loop: loop)
+            do {
+                let opened = try await channel.open()
+                return WebSocket(channel: channel, opened: opened)
+            } catch {
+                let context = RetryContext(attempt: attempt, firstAttemptStart: firstStart, attemptStart: attemptStart)
+                try await Self.retryOpening(after: error, request: request, chain: chain, context: context, session: self)
+                attempt += 1
+            }
+        }
+    }
+
+    /// Shows a failed opening to the session's retriers, as a request's failed attempt is
+    /// shown: returns to try again (after the delay asked for), or throws the error to fail
+    /// with. A rejected handshake carries its response (a 401 lets ``OAuth2Authenticator``
+    /// refresh and retry once, a 503 lets ``RetryPolicy`` wait); cancellations are final.
+    private static func retryOpening(
+        after error: CurlewError, request: OutgoingRequest, chain: InterceptorChain, context: RetryContext, session: Session
+    ) async throws(CurlewError) {
+        let final: [CurlewError.Kind] = [.cancelled, .taskCancelled, .sessionShutdown, .invalidRequest]
+        guard !chain.isEmpty, !final.contains(error.kind), !Task.isCancelled else { throw error }
+        // Retriers compare the error's URL with the request's (an authenticator retries only
+        // a rejection by the origin it sent the credential to): both are the http(s) one.
+        switch await chain.decide(request, for: session, dueTo: error.naming(request.url), context: context) {
+        case .doNotRetry:
+            throw error
+        case .doNotRetryWithError(let replacement):
+            throw replacement as? CurlewError
+                ?? CurlewError(.retryLimitExceeded, "\(replacement)", url: error.url, underlying: replacement)
+        case .retry:
+            return
+        case .retryWithDelay(let delay):
+            do {
+                try await Task.sleep(for: max(.zero, delay))
+            } catch {
+                throw CurlewError(.taskCancelled, "cancelled while waiting to open the WebSocket again", url: request.url)
+            }
+        }
     }
 
     /// The http, https or http+unix URL libcurl connects to for a ws, wss or ws+unix URL.

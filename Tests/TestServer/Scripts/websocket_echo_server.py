@@ -3,7 +3,9 @@
 Prints "PORT <n>" on a line once it listens on 127.0.0.1, then echoes every message back
 (text as text, binary as binary). The path "/close/<code>" closes at once with that code;
 "/protocol" sends the chosen subprotocol as a text message; "/headers" sends the request's
-header lines as one text message; "/echo-then-close/<n>" echoes n messages, then closes (1000). With --cert and --key it serves wss; with --unix PATH it
+header lines as one text message; "/echo-then-close/<n>" echoes n messages, then closes (1000);
+"/auth/<token>" refuses the handshake with 401 (and a Bearer invalid_token challenge) when it
+carries "Authorization: Bearer <token>" or none, and otherwise sends that field as its first message. With --cert and --key it serves wss; with --unix PATH it
 listens on that Unix-domain socket instead (and prints "PORT 0").
 Runs until its standard input closes (the test ends) or it is killed.
 """
@@ -22,6 +24,8 @@ async def handler(websocket):
         return
     if path == "/protocol":
         await websocket.send(websocket.subprotocol or "")
+    if path.startswith("/auth/"):
+        await websocket.send(websocket.request.headers.get("Authorization", ""))
     if path == "/headers":
         await websocket.send("\n".join(f"{k}: {v}" for k, v in websocket.request.headers.raw_items()))
     if path.startswith("/echo-then-close/"):
@@ -31,6 +35,18 @@ async def handler(websocket):
         return
     async for message in websocket:
         await websocket.send(message)
+
+
+def process_request(connection, request):
+    # The handshake of "/auth/<token>" is refused for that (stale) token or no token at all.
+    if request.path.startswith("/auth/"):
+        stale = "Bearer " + request.path.split("/")[2]
+        given = request.headers.get("Authorization")
+        if given is None or given == stale:
+            response = connection.respond(401, "stale token\n")
+            response.headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+            return response
+    return None
 
 
 def select_subprotocol(connection, offered):
@@ -48,7 +64,8 @@ async def main():
     parser.add_argument("--unix")
     arguments = parser.parse_args()
     if arguments.unix:
-        async with unix_serve(handler, arguments.unix, select_subprotocol=select_subprotocol):
+        async with unix_serve(handler, arguments.unix, select_subprotocol=select_subprotocol,
+                              process_request=process_request):
             print("PORT 0", flush=True)
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         return
@@ -57,7 +74,7 @@ async def main():
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(arguments.cert, arguments.key)
     async with serve(handler, "127.0.0.1", 0, ssl=context, select_subprotocol=select_subprotocol,
-                     max_size=64 << 20) as server:
+                     process_request=process_request, max_size=64 << 20) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"PORT {port}", flush=True)
         # Ends when the test closes our standard input (or dies).
