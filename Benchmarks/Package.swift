@@ -20,7 +20,13 @@ let curlewTargets: [Target] = peersOnly ? [] : [
         name: "curlew-bench",
         dependencies: ["BenchSupport", .product(name: "Curlew", package: rootPackageName)],
         path: "Sources/CurlewBench"
-    )
+    ),
+    // 1,000 WebSockets on one session, memory per connection (scripts/websocket.sh).
+    .executableTarget(
+        name: "websocket-bench",
+        dependencies: ["BenchSupport", .product(name: "Curlew", package: rootPackageName)],
+        path: "Sources/WebSocketBench"
+    ),
 ]
 
 let package = Package(

@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         // The demo server alone, until stopped: for `curlew` in scripts/demo.sh.
@@ -29,6 +30,7 @@ let package = Package(
             name: "TestingTools",
             dependencies: [.product(name: "Curlew", package: "Curlew"), .product(name: "CurlewTesting", package: "Curlew"), "DemoServer"]
         ),
+        .executableTarget(name: "Chat", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(name: "Router", dependencies: [.product(name: "Curlew", package: "Curlew"), "DemoServer"]),
         .executableTarget(
             name: "OAuth2Burst",

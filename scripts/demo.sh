@@ -38,3 +38,6 @@ run --xpath '//item/title/text()' "$base/feed.xml"
 run --download --output "${TMPDIR:-/tmp}/curlew-demo.bin" "$base/files/demo.bin?size=2000000&rate=4000000"
 rm -f "${TMPDIR:-/tmp}/curlew-demo.bin"
 run --curl --bearer secret-token "$base/users/42" page==2
+echo
+echo "\$ printf 'hello from the terminal\\n' | curlew ws ${base/http:/ws:}/chat?name=demo"
+printf 'hello from the terminal\n' | "$bin/curlew" ws "${base/http:/ws:}/chat?name=demo"

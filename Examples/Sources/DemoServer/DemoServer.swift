@@ -9,8 +9,9 @@ import NIOPosix
 /// `GET /files/{name}?size=N&rate=B` (N bytes, paced at about B bytes per second),
 /// `GET /resumable/{name}?size=N&rate=B` (the same with an `ETag` and `Range`/`If-Range`),
 /// `GET /drip?count=N` (N small chunks, 150 ms apart), `GET /feed.xml` (an RSS feed),
-/// `GET /logs.ndjson` (JSON Lines), `GET /events` (Server-Sent Events), and any other path
-/// echoes the method, headers and body as JSON.
+/// `GET /logs.ndjson` (JSON Lines), `GET /events` (Server-Sent Events), a WebSocket chat room
+/// at `/chat?name=NAME` (see ``ChatRoom``), and any other path echoes the method, headers and
+/// body as JSON.
 public final class DemoServer: Sendable {
     private let channel: any Channel
     /// The port the server listens on.
@@ -23,12 +24,17 @@ public final class DemoServer: Sendable {
 
     /// Starts the server on 127.0.0.1.
     public static func start() async throws -> DemoServer {
+        let room = ChatRoom()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(DemoHandler())
+                    // After a WebSocket upgrade the HTTP handler goes, and the room's takes over.
+                    let upgrade: NIOHTTPServerUpgradeConfiguration = (
+                        upgraders: [room.upgrader(replacing: "demo")], completionHandler: { _ in }
+                    )
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgrade)
+                    try channel.pipeline.syncOperations.addHandler(DemoHandler(), name: "demo")
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -43,7 +49,7 @@ public final class DemoServer: Sendable {
 }
 
 /// Answers one request at a time on a connection.
-private final class DemoHandler: ChannelInboundHandler {
+private final class DemoHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 

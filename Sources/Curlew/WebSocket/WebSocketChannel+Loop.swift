@@ -32,6 +32,10 @@ extension WebSocketChannel {
             try handle.parse(curlURL, options)
             handle.url = curlURL
             try options.set(CURLOPT_CONNECT_ONLY, 1)
+            // Curlew reads the socket into the loop's own scratch buffer (curl_easy_recv), so
+            // libcurl's transfer buffer only serves the connect: its smallest size, 15 KiB less
+            // per connection than the default 16 KiB (docs/benchmarks.md, WebSockets).
+            try options.set(CURLOPT_BUFFERSIZE, 1024)
             // Through an HTTP proxy, a CONNECT tunnel for ws:// too: the handshake is Curlew's own.
             try options.set(CURLOPT_HTTPPROXYTUNNEL, 1)
             // ALPN offers http/1.1 only: the handshake is HTTP/1.1 (RFC 8441 is not supported).
