@@ -50,5 +50,12 @@ if [[ "${1:-}" == "--tests" ]]; then
         python3 -m pip install --user --quiet 'websockets==17.4' \
             || python3 -m pip install --user --quiet --break-system-packages 'websockets==17.4'
     fi
+    # dnslib (PyPI), an independent DNS wire-format codec that checks the test server's own
+    # (Tests/TestServer/DNSMessage.swift, behind its DNS-over-HTTPS route).
+    if ! python3 -c 'import dnslib' 2>/dev/null; then
+        echo "Installing Python modules: dnslib"
+        python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore 'dnslib==0.9.26' \
+            || python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --break-system-packages 'dnslib==0.9.26'
+    fi
     # The Autobahn test suite is not part of `swift test`: scripts/autobahn.sh installs it.
 fi

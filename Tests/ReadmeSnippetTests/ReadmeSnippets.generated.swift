@@ -449,7 +449,7 @@ enum ReadmeBlock28 {
     }
 }
 
-// ### Network controls: DNS overrides, IPv4/IPv6, connection age, local binding, block 29
+// ### Network controls: DNS overrides, DNS over HTTPS, IPv4/IPv6, connection age, local binding, block 29
 enum ReadmeBlock29 {
     static func run() async throws {
         var configuration = SessionConfiguration()
@@ -464,6 +464,8 @@ enum ReadmeBlock29 {
         configuration.network.maximumConnectionLifetime = .seconds(300)    // default: no limit
         configuration.network.outgoingInterface = .interface("eth0")       // or .host("192.0.2.10"), .name("eth0")
         configuration.network.localPorts = 40000...40099                   // source ports, tried in order
+        // Resolve names at a DNS-over-HTTPS server (RFC 8484) instead of the system's resolver.
+        configuration.network.dnsOverHTTPS = DNSOverHTTPS(url: URL(string: "https://dns.example/dns-query")!)
 
         var options = RequestOptions()                                     // per request, over the session's:
         options.connectTo = [HostAndPort("api.test", port: 443): HostAndPort("10.0.0.8", port: 443)]

@@ -91,6 +91,8 @@ enum Router {
             return CacheRoutes.respond(request, state: state, allocator: allocator)
         case "resumable":
             return ResumeRoutes.respond(request, allocator: allocator)
+        case "dns-query":
+            return DNSOverHTTPSRoutes.respond(request, zone: state.dnsZone, allocator: allocator)
         default:
             return Reply.json(
                 request, status: 404, ["error": "no route for \(request.path)"], allocator: allocator)

@@ -18,6 +18,8 @@ final class ServerState: Sendable {
     private let counters = Mutex(Counters())
     /// The Digest nonces issued and the `Authorization` fields received (see ``DigestAuthRoutes``).
     let digestNonces = DigestNonceStore()
+    /// The names `/dns-query` answers for, and the queries it received.
+    let dnsZone = DNSZone()
 
     /// Records a newly accepted connection. Returns `false` when the server is shutting down and
     /// the connection must be refused.

@@ -25,6 +25,8 @@ import NIOPosix
 /// - Access: `/basic-auth/{user}/{pass}`, `/bearer`, `/cookies`, `/cookies/set?…`, `/cookies/delete?…`.
 /// - Retries: `/flaky/{id}?failures=N&status=S&retry_after=T`: the first N requests to that
 ///   path answer S (default 503), later ones echo; both report `"attempt"`.
+/// - DNS over HTTPS: `/dns-query` (GET `?dns=` or POST `application/dns-message`), answering
+///   the names set with ``setDNSAddresses(_:for:)`` (see ``DNSOverHTTPSRoutes``).
 /// - Faults: `/fault/close-mid-body`, `never-answer`, `slow-drip`, `stall-after-head`,
 ///   `reset-after-head`, `close-without-response`, `reset-without-response`, `malformed-head`,
 ///   `huge-headers`, `bad-content-length`, `bad-gzip`.
@@ -194,6 +196,17 @@ public final class TestServer: Sendable {
     /// order; nil for a request without one (see ``DigestAuthRoutes``).
     public func authorizations(path: String) -> [String?] {
         state.digestNonces.authorizations(path: path)
+    }
+
+    /// Makes `/dns-query` (DNS over HTTPS) answer `name` with `addresses` (IPv4 ones for A
+    /// queries, IPv6 ones for AAAA); an empty list makes it answer "no such name" again.
+    public func setDNSAddresses(_ addresses: [String], for name: String) {
+        state.dnsZone.setAddresses(addresses, for: name)
+    }
+
+    /// The questions `/dns-query` received so far, in order.
+    public var dnsQueries: [DNSQueryRecord] {
+        state.dnsZone.queries
     }
 
     /// How many requests arrived so far, on any path.

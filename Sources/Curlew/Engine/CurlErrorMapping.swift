@@ -28,7 +28,15 @@ enum CurlErrorMapping {
             text = "could not connect: \(detail)"
         case CURLE_COULDNT_RESOLVE_HOST:
             kind = .hostNotFound
-            text = "the host could not be resolved"
+            if let doh = context.settings.session.network.dnsOverHTTPS {
+                // libcurl reports no more than that: why its own lookup transfers failed (a
+                // certificate not trusted, a refused connection) shows only in its verbose text.
+                text = "the host could not be resolved through the DNS-over-HTTPS server \(Redaction.string(doh.url)): "
+                    + "no lookup there answered with an address (the server may be unreachable, its certificate not "
+                    + "trusted by the request's trust policy, or the name unknown to it)"
+            } else {
+                text = "the host could not be resolved"
+            }
         case CURLE_OPERATION_TIMEDOUT:
             (kind, text) = classifyTimeout(detail, context: context, metrics: metrics)
         case CURLE_PARTIAL_FILE:

@@ -30,6 +30,22 @@ extension EasyHandlePool {
             try options.set(CURLOPT_LOCALPORT, ports.lowerBound)
             try options.set(CURLOPT_LOCALPORTRANGE, ports.count)
         }
+        if let doh = network.dnsOverHTTPS {
+            try options.set(CURLOPT_DOH_URL, doh.url.absoluteString)
+            // libcurl's defaults are verify peer and host, no OCSP: set only what differs.
+            switch doh.trust {
+            case .verified: break
+            case .verifiedWithOCSPStapling: try options.set(CURLOPT_DOH_SSL_VERIFYSTATUS, 1)
+            case .insecureNoEvaluation(let reason):
+                try options.set(CURLOPT_DOH_SSL_VERIFYPEER, 0)
+                try options.set(CURLOPT_DOH_SSL_VERIFYHOST, 0)
+                if !loggedInsecureDNSOverHTTPS {
+                    loggedInsecureDNSOverHTTPS = true
+                    configuration.logger?.warning(
+                        "Curlew: TLS certificate and host name checks are OFF for the DNS-over-HTTPS server \(Redaction.string(doh.url)): \(reason)")
+                }
+            }
+        }
     }
 
     /// Sets a request's own `CURLOPT_CONNECT_TO` and `CURLOPT_IPRESOLVE` on `handle`, or the

@@ -105,6 +105,7 @@ extension EasyHandlePool {
         case nil: try options.set(names.sslVersion, CURL_SSLVERSION_DEFAULT)
         }
         try applyClientCertificate(policy?.policy.clientCertificate, names, options)
+        try setString(names.revocationList, policy?.policy.revocationListFile, options)
         let parameters = policy?.policy.tlsParameters
         try setString(names.cipherList, parameters?.cipherList, options)
         try setString(names.tls13Ciphers, parameters?.tls13CipherList, options)
@@ -161,7 +162,7 @@ extension EasyHandlePool {
 struct TLSOptionNames {
     let verifyPeer, verifyHost, caInfoBlob, caPath, sslVersion: CURLoption
     let certificate, certificateBlob, key, keyBlob, certificateType, keyType, keyPassword: CURLoption
-    let cipherList, tls13Ciphers: CURLoption
+    let cipherList, tls13Ciphers, revocationList: CURLoption
     /// Origin only: libcurl has no `CURLOPT_PROXY_` variant.
     let curves, verifyStatus: CURLoption?
 
@@ -170,7 +171,8 @@ struct TLSOptionNames {
         caPath: CURLOPT_CAPATH, sslVersion: CURLOPT_SSLVERSION, certificate: CURLOPT_SSLCERT,
         certificateBlob: CURLOPT_SSLCERT_BLOB, key: CURLOPT_SSLKEY, keyBlob: CURLOPT_SSLKEY_BLOB,
         certificateType: CURLOPT_SSLCERTTYPE, keyType: CURLOPT_SSLKEYTYPE, keyPassword: CURLOPT_KEYPASSWD,
-        cipherList: CURLOPT_SSL_CIPHER_LIST, tls13Ciphers: CURLOPT_TLS13_CIPHERS, curves: CURLOPT_SSL_EC_CURVES,
+        cipherList: CURLOPT_SSL_CIPHER_LIST, tls13Ciphers: CURLOPT_TLS13_CIPHERS, revocationList: CURLOPT_CRLFILE,
+        curves: CURLOPT_SSL_EC_CURVES,
         verifyStatus: CURLOPT_SSL_VERIFYSTATUS)
 
     static let proxy = TLSOptionNames(
@@ -179,6 +181,7 @@ struct TLSOptionNames {
         certificate: CURLOPT_PROXY_SSLCERT, certificateBlob: CURLOPT_PROXY_SSLCERT_BLOB, key: CURLOPT_PROXY_SSLKEY,
         keyBlob: CURLOPT_PROXY_SSLKEY_BLOB, certificateType: CURLOPT_PROXY_SSLCERTTYPE,
         keyType: CURLOPT_PROXY_SSLKEYTYPE, keyPassword: CURLOPT_PROXY_KEYPASSWD,
-        cipherList: CURLOPT_PROXY_SSL_CIPHER_LIST, tls13Ciphers: CURLOPT_PROXY_TLS13_CIPHERS, curves: nil,
+        cipherList: CURLOPT_PROXY_SSL_CIPHER_LIST, tls13Ciphers: CURLOPT_PROXY_TLS13_CIPHERS,
+        revocationList: CURLOPT_PROXY_CRLFILE, curves: nil,
         verifyStatus: nil)
 }

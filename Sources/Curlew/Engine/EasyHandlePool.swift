@@ -35,6 +35,8 @@ final class EasyHandlePool {
     let trust: Result<ResolvedTrust, TrustConfigurationProblem>
     /// Policies without evaluation whose use was already logged.
     var loggedInsecurePolicies: Set<Int> = []
+    /// Whether the DNS-over-HTTPS server's missing checks were logged.
+    var loggedInsecureDNSOverHTTPS = false
     /// HTTPS proxies whose policy without evaluation was already logged.
     var loggedInsecureProxies: Set<String> = []
     /// The trust policy of the session's proxy, checked once, when it is an HTTPS proxy with a

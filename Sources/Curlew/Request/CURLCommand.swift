@@ -58,6 +58,7 @@ enum CURLCommand {
         }
         // The certificate authorities a pin's chain is validated against (`validatingChain(against:)`).
         if let authorities = policy.chainAuthorities { caArguments(authorities) }
+        if let file = policy.revocationListFile { parts += [flag("crlfile"), quote(file)] }
         if policy.minimumTLSVersion == .v1_3, !forProxy { parts.append("--tlsv1.3") }
         let parameters = policy.tlsParameters
         if let list = parameters.cipherList { parts += [flag("ciphers"), quote(list)] }

@@ -1,14 +1,15 @@
 import Foundation
 
-/// How a session's connections are made and kept: DNS overrides, the IP version, the
-/// happy-eyeballs delay, the DNS cache, the connection pool's age limits and the local end.
+/// How a session's connections are made and kept: DNS overrides, DNS over HTTPS, the IP
+/// version, the happy-eyeballs delay, the DNS cache, the connection pool's age limits and the
+/// local end.
 ///
 /// Everything is off by default (libcurl's defaults apply), and a session whose controls are
 /// all off sets nothing for them. A bad value fails every request with
 /// ``CurlewError/Kind/invalidRequest`` before any connection. ``RequestOptions`` may override
 /// ``connectTo`` and ``ipVersion`` for one request; the rest hold for the whole session.
 /// `cURLDescription()` prints each as its curl option (`--resolve`, `--connect-to`, `-4`/`-6`,
-/// `--happy-eyeballs-timeout-ms`, `--interface`, `--local-port`); the DNS cache and pool limits
+/// `--happy-eyeballs-timeout-ms`, `--interface`, `--local-port`, `--doh-url`); the DNS cache and pool limits
 /// have no curl flag and are named in a trailing comment.
 public struct NetworkControls: Sendable, Hashable {
     /// Addresses to use for a host and port instead of asking DNS (`CURLOPT_RESOLVE`, curl's
@@ -49,6 +50,13 @@ public struct NetworkControls: Sendable, Hashable {
     /// `CURLOPT_LOCALPORTRANGE`, curl's `--local-port`), tried in order; within 1...65535.
     /// Nil lets the system choose. When every port is taken the request fails.
     public var localPorts: ClosedRange<Int>?
+    /// A DNS-over-HTTPS server that resolves the session's host names instead of the system's
+    /// resolver (`CURLOPT_DOH_URL`, curl's `--doh-url`); nil (the default) uses the system's.
+    /// See ``DNSOverHTTPS`` for its trust and the proxy its lookups take.
+    public var dnsOverHTTPS: DNSOverHTTPS?
+    /// Why the environment's proxy variables keep ``dnsOverHTTPS`` from being used, found once
+    /// when the session is made (see ``DNSOverHTTPS/environmentProxyProblem(sessionProxy:environment:)``).
+    var environmentProblem: String?
 
     /// Every control off.
     public init() {}
@@ -82,7 +90,8 @@ public struct NetworkControls: Sendable, Hashable {
         if let ports = localPorts, ports.lowerBound < 1 || ports.upperBound > 65535 {
             return "localPorts \(ports) must lie within 1...65535"
         }
-        return nil
+        if let problem = dnsOverHTTPS?.problem { return problem }
+        return environmentProblem
     }
 
     /// Why a ``connectTo`` map cannot be given to libcurl, or nil.
@@ -139,6 +148,7 @@ public struct NetworkControls: Sendable, Hashable {
         if let ports = controls.localPorts {
             parts += ["--local-port", ports.count == 1 ? String(ports.lowerBound) : "\(ports.lowerBound)-\(ports.upperBound)"]
         }
+        if let doh = controls.dnsOverHTTPS { parts += doh.curlArguments }
         // libcurl options the curl tool has no flag for.
         var unprintable: [String] = []
         if let lifetime = controls.dnsCacheLifetime { unprintable.append("CURLOPT_DNS_CACHE_TIMEOUT=\(wholeSeconds(lifetime))") }

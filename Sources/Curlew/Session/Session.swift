@@ -60,6 +60,8 @@ public actor Session {
     ) -> SessionConfiguration {
         var transport = configuration
         transport.proxy = configuration.proxy.resolvingEnvironment(environment)
+        transport.network.environmentProblem = configuration.network.dnsOverHTTPS?.environmentProxyProblem(
+            sessionProxy: configuration.proxy, environment: environment)
         return transport
     }
 

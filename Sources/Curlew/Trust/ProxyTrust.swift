@@ -21,6 +21,9 @@ struct ProxyTrust: Sendable, Hashable {
     /// proxy's certificate in the handshake only (`CURLOPT_PROXY_*`); the checks Curlew runs
     /// after the handshake see the origin's connection, not the proxy's.
     var problem: String? {
+        // libcurl 7.88 may not tell proxy connections apart by their revocation list alone, so a
+        // connection made without one could carry a request whose list revokes the proxy.
+        if policy.revocationListFile != nil { return "a revocation list cannot be checked on a proxy's certificate" }
         switch policy.evaluation {
         case .system, .certificateAuthorities, .publicKeys, .disabled: return nil
         case .certificates: return "pinned certificates cannot be checked on a proxy; pin its public key (publicKeys) instead"
@@ -56,6 +59,7 @@ struct ProxyTrust: Sendable, Hashable {
         left.evaluation == right.evaluation && left.policy.minimumTLSVersion == right.policy.minimumTLSVersion
             && left.policy.clientCertificate == right.policy.clientCertificate
             && left.policy.chainAuthorities == right.policy.chainAuthorities
+            && left.policy.revocationListFile == right.policy.revocationListFile
     }
 
     func hash(into hasher: inout Hasher) {
@@ -63,6 +67,7 @@ struct ProxyTrust: Sendable, Hashable {
         hasher.combine(policy.minimumTLSVersion)
         hasher.combine(policy.clientCertificate)
         hasher.combine(policy.chainAuthorities)
+        hasher.combine(policy.revocationListFile)
     }
 
     /// The policy checked and ready for libcurl's `CURLOPT_PROXY_*` options (reads its files).

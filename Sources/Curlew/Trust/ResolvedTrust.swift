@@ -132,6 +132,7 @@ final class ResolvedTrustPolicy: Sendable {
                 authorities = try Self.certificates(chainAuthorities)
                 replaces = true
             }
+            if let path = policy.revocationListFile { try Self.checkRevocationList(path, verifies: verify) }
             try policy.clientCertificate?.validate()
             if let problem = policy.tlsParameters.problem { throw TrustConfigurationProblem(problem) }
         } catch {
@@ -155,7 +156,33 @@ final class ResolvedTrustPolicy: Sendable {
     /// Whether libcurl's defaults, as a new handle has them, already apply this policy.
     var isLibcurlDefault: Bool {
         verifyPeer && certificateAuthorities == nil && postHandshakeCheck == nil && policy.clientCertificate == nil
-            && policy.minimumTLSVersion == .v1_2
+            && policy.minimumTLSVersion == .v1_2 && policy.revocationListFile == nil
+    }
+
+    /// Why the revocation list file at `path` cannot be used, thrown: a policy that does not
+    /// verify the chain, a file that is not there, not this user's regular file or holds no
+    /// PEM list (libcurl would only fail later, at each handshake).
+    private static func checkRevocationList(_ path: String, verifies: Bool) throws(TrustConfigurationProblem) {
+        guard verifies else {
+            throw TrustConfigurationProblem("a revocation list applies only to a policy that validates the chain")
+        }
+        // Public data, often root's: any regular file this process can read (not a FIFO, which
+        // would block), of at most 64 MiB.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw TrustConfigurationProblem("the revocation list file \(path) does not exist")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw TrustConfigurationProblem("the revocation list file \(path) is not a regular file")
+        }
+        guard (attributes[.size] as? NSNumber)?.intValue ?? 0 <= 64 << 20 else {
+            throw TrustConfigurationProblem("the revocation list file \(path) is larger than 64 MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TrustConfigurationProblem("the revocation list file \(path) cannot be read")
+        }
+        guard data.range(of: Data("-----BEGIN X509 CRL-----".utf8)) != nil else {
+            throw TrustConfigurationProblem("the revocation list file \(path) holds no PEM revocation list (-----BEGIN X509 CRL-----)")
+        }
     }
 
     private static func certificates(_ sources: [CertificateSource]) throws(TrustConfigurationProblem) -> [Data] {

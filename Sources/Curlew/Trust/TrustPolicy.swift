@@ -30,6 +30,9 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
     public var tlsParameters = TLSParameters()
     /// The client certificate presented to these hosts, if any.
     public var clientCertificate: ClientCertificate?
+    /// A PEM file of certificate revocation lists (`CURLOPT_CRLFILE`, curl's `--crlfile`); see
+    /// ``checkingRevocation(againstFile:)``. Nil checks no revocation.
+    public var revocationListFile: String?
     /// For pins, fingerprints and custom evaluations that validate the chain: the
     /// certificate authorities to validate against instead of the system's.
     var chainAuthorities: [CertificateSource]?
@@ -107,6 +110,20 @@ public struct TrustPolicy: Sendable, CustomStringConvertible {
     public func validatingChain(against certificateAuthorities: [CertificateSource]) -> TrustPolicy {
         var copy = self
         copy.chainAuthorities = certificateAuthorities
+        return copy
+    }
+
+    /// This policy, refusing a server whose certificate a revocation list in the PEM file at
+    /// `path` (`-----BEGIN X509 CRL-----`) revokes (`CURLOPT_CRLFILE`). With OpenSSL, the list of
+    /// the leaf's issuer must be in the file, or every handshake fails; intermediates are not
+    /// checked. Only for policies that validate the chain. A file that is missing, unreadable or
+    /// holds no list fails requests with ``CurlewError/Kind/invalidRequest`` before any
+    /// connection; a revoked certificate fails the handshake with ``CurlewError/Kind/tlsFailure``.
+    /// libcurl reads the file when it makes a connection, and its DNS-over-HTTPS lookups (see
+    /// ``DNSOverHTTPS``) use it too.
+    public func checkingRevocation(againstFile path: String) -> TrustPolicy {
+        var copy = self
+        copy.revocationListFile = path
         return copy
     }
 
