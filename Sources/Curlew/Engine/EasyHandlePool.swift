@@ -200,6 +200,14 @@ final class EasyHandlePool {
         return resolved
     }
 
+    /// Sets the request's HTTP/2 stream weight (`CURLOPT_STREAM_WEIGHT`) on `handle`, or
+    /// libcurl's default (16) again where an earlier request set one.
+    func prepareStreamWeight(_ weight: Int?, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
+        guard weight != nil || handle.hasStreamWeight else { return }
+        handle.hasStreamWeight = weight != nil
+        try EasyOptions(handle: handle.pointer, request: request).set(CURLOPT_STREAM_WEIGHT, weight ?? 16)
+    }
+
     /// Points `handle` at the hop's Unix-domain socket, or clears the socket an earlier hop
     /// left on it; nothing for the common case of neither.
     func prepareUnixSocket(_ route: UnixSocketRoute?, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {

@@ -336,7 +336,7 @@ class TransferContext: @unchecked Sendable {
     }
 
     private func acceptFinalHead(_ head: ResponseHead, transfer: Transfer) -> Bool {
-        if head.response.status.code == 407, let proxy = CurlErrorMapping.proxyInUse(context: self) {
+        if head.statusCode == 407, let proxy = CurlErrorMapping.proxyInUse(context: self) {
             // A held proxy challenge that libcurl did not answer again: the credentials failed.
             fail(.proxyFailure, "the proxy \(proxy) requires credentials it was not given or did not accept (407)")
             return false

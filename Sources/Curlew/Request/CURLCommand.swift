@@ -113,6 +113,7 @@ enum CURLCommand {
             parts += network.arguments
             unprintable = network.unprintable
         }
+        if let weight = request.options.http2StreamWeight { unprintable.append("CURLOPT_STREAM_WEIGHT=\(weight)") }
         if let hsts = configuration.hsts {
             if let file = hsts.fileURL { parts += ["--hsts", quote(file.path)] } else { unprintable.append("CURLOPT_HSTS_CTRL=CURLHSTS_ENABLE (in memory)") }
         }
