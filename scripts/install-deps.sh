@@ -9,8 +9,9 @@ if [[ "${1:-}" == "--tests" ]]; then
     # tests (the test server's encoders use the same zlib, brotli and zstd packages), tinyproxy
     # (HTTP proxy) and microsocks (SOCKS5) for the proxy tests, stunnel4 (TLS in front
     # of tinyproxy: an HTTPS proxy), iproute2 (`ip netns`, veth pairs) for the reachability tests,
-    # bsdutils (`script`: the curlew CLI tests run it in a pseudo-terminal).
-    packages+=(nginx-light openssl curl tinyproxy microsocks stunnel4 iproute2 bsdutils)
+    # bsdutils (`script`: the curlew CLI tests run it in a pseudo-terminal), python3-h2 (the
+    # HTTP/2 server that reports stream priorities, run with /usr/bin/python3).
+    packages+=(nginx-light openssl curl tinyproxy microsocks stunnel4 iproute2 bsdutils python3-h2)
 fi
 
 missing=()

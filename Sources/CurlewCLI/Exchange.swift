@@ -173,7 +173,7 @@ struct Exchange {
             case .file(let url):
                 Terminal.write("(the body of \(url.path))\n\n")
             case .multipart(let form):
-                Terminal.write("(a multipart form of \(form.count) parts, \(form.contentLength) bytes)\n\n")
+                Terminal.write("(a multipart form of \(form.count) parts, \(form.contentLength.map { "\($0) bytes" } ?? "sent chunked"))\n\n")
             }
         }
     }

@@ -254,6 +254,7 @@ struct EndpointTests {
         full.connectTo = [HostAndPort("a.test", port: 443): HostAndPort("127.0.0.1", port: 8443)]
         full.ipVersion = .ipv4Only
         full.wireTrace = .off
+        full.http2StreamWeight = 32
         func unset(_ options: RequestOptions) -> [String] {
             Mirror(reflecting: options.values).children.compactMap { child in
                 guard let label = child.label else { return nil }

@@ -110,6 +110,7 @@ enum ReadmeBlock07 {
         var form = MultipartFormData()
         try form.append("Ann", withName: "name")
         try form.append(fileAt: videoURL, withName: "video")          // MIME type from the extension
+        try form.append(withName: "log", fileName: "build.log") { chunks }  // unknown length: sent chunked
         let upload = session.upload(.multipart(form), to: url)  // progress in upload.events
         _ = (search, create, filter, save, mixed, form, upload)
     }
@@ -418,8 +419,33 @@ enum ReadmeBlock26 {
     }
 }
 
-// ### Unix-domain sockets, block 27
+// ### Proxies, block 27
 enum ReadmeBlock27 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.proxy = .explicit(.http, host: "proxy.corp", port: 3128,
+                                        username: "svc", password: secret, authentication: .digest)
+        _ = (configuration)
+    }
+}
+
+// ### Proxies, block 28
+enum ReadmeBlock28 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        configuration.proxySelector = ProxySelector { url in
+            switch url.host {
+            case "wiki.corp"?: .direct
+            case let host? where host.hasSuffix(".onion"): .explicit(.socks5h, host: "127.0.0.1", port: 9050)
+            default: .explicit(.http, host: "proxy.corp", port: 3128)
+            }
+        }
+        _ = (configuration)
+    }
+}
+
+// ### Unix-domain sockets, block 29
+enum ReadmeBlock29 {
     static func run() async throws {
         // Docker Engine API: the socket's path, percent-encoded, is the host.
         let containers = try await session.request("http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json")
@@ -432,8 +458,8 @@ enum ReadmeBlock27 {
     }
 }
 
-// ### WebSockets, block 28
-enum ReadmeBlock28 {
+// ### WebSockets, block 30
+enum ReadmeBlock30 {
     static func run() async throws {
         let socket = try await session.webSocket("wss://chat.example.com/room/1", protocols: ["chat.v1"])
         try await socket.send(text: "hello")
@@ -449,8 +475,8 @@ enum ReadmeBlock28 {
     }
 }
 
-// ### Network controls: DNS overrides, DNS over HTTPS, IPv4/IPv6, connection age, local binding, block 29
-enum ReadmeBlock29 {
+// ### Network controls: DNS overrides, DNS over HTTPS, IPv4/IPv6, connection age, local binding, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Connect to 127.0.0.1 for api.test:8443; the request still says Host: api.test:8443 (and TLS checks that name).
@@ -474,8 +500,8 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### HSTS and HTTPS-only sessions, block 30
-enum ReadmeBlock30 {
+// ### HSTS and HTTPS-only sessions, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Hosts that sent Strict-Transport-Security over verified HTTPS are only ever asked over HTTPS;
@@ -488,8 +514,8 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### HTTP authentication, block 31
-enum ReadmeBlock31 {
+// ### HTTP authentication, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -504,8 +530,8 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Run a task on the session's thread, block 32
-enum ReadmeBlock32 {
+// ### Run a task on the session's thread, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -517,8 +543,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Errors, block 33
-enum ReadmeBlock33 {
+// ### Errors, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -528,8 +554,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Errors, block 34
-enum ReadmeBlock34 {
+// ### Errors, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         Task {
             do {
@@ -543,8 +569,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 35
-enum ReadmeBlock35 {
+// ### Print a request: `print`, `debugPrint` and curl, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -571,16 +597,16 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 36
-enum ReadmeBlock36 {
+// ### Print a request: `print`, `debugPrint` and curl, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 37
-enum ReadmeBlock37 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -598,8 +624,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Turning failures into your own errors, block 38
-enum ReadmeBlock38 {
+// ### Turning failures into your own errors, block 40
+enum ReadmeBlock40 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -625,8 +651,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 39
-enum ReadmeBlock39 {
+// ### Retrying with `RetryPolicy`, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -640,8 +666,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Network reachability, block 40
-enum ReadmeBlock40 {
+// ### Network reachability, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -657,8 +683,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Network reachability, block 41
-enum ReadmeBlock41 {
+// ### Network reachability, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -670,8 +696,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### OAuth2, block 42
-enum ReadmeBlock42 {
+// ### OAuth2, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -689,8 +715,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### OAuth2, block 43
-enum ReadmeBlock43 {
+// ### OAuth2, block 45
+enum ReadmeBlock45 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -707,8 +733,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### HTTP cache, block 44
-enum ReadmeBlock44 {
+// ### HTTP cache, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -722,8 +748,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### Cookies, block 45
-enum ReadmeBlock45 {
+// ### Cookies, block 47
+enum ReadmeBlock47 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -735,8 +761,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### Cookies, block 46
-enum ReadmeBlock46 {
+// ### Cookies, block 48
+enum ReadmeBlock48 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -745,8 +771,8 @@ enum ReadmeBlock46 {
     }
 }
 
-// ### Cookies, block 47
-enum ReadmeBlock47 {
+// ### Cookies, block 49
+enum ReadmeBlock49 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -766,8 +792,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ### Observing and logging, block 48
-enum ReadmeBlock48 {
+// ### Observing and logging, block 50
+enum ReadmeBlock50 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -777,8 +803,8 @@ enum ReadmeBlock48 {
     }
 }
 
-// ### HAR export, block 49
-enum ReadmeBlock49 {
+// ### HAR export, block 51
+enum ReadmeBlock51 {
     static func run() async throws {
         let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
         var configuration = SessionConfiguration()
@@ -791,8 +817,8 @@ enum ReadmeBlock49 {
     }
 }
 
-// ### Wire trace, block 50
-enum ReadmeBlock50 {
+// ### Wire trace, block 52
+enum ReadmeBlock52 {
     static func run() async throws {
         var traced = SessionConfiguration()
         traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
@@ -805,10 +831,10 @@ enum ReadmeBlock50 {
     }
 }
 
-// ### Tracing and metrics, block 51: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 53: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 52
-enum ReadmeBlock52 {
+// ### Tracing and metrics, block 54
+enum ReadmeBlock54 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -828,8 +854,8 @@ enum ReadmeBlock52 {
     }
 }
 
-// ## Testing code that uses Curlew, block 53
-enum ReadmeBlock53 {
+// ## Testing code that uses Curlew, block 55
+enum ReadmeBlock55 {
     struct Item: Decodable, Sendable { let id: Int }
 
     static func run() async throws {
@@ -849,8 +875,8 @@ enum ReadmeBlock53 {
     }
 }
 
-// ### Record once, replay in CI (HAR), block 54
-enum ReadmeBlock54 {
+// ### Record once, replay in CI (HAR), block 56
+enum ReadmeBlock56 {
     static func run() async throws {
         // First run: the file does not exist, so the session goes to the network and records every
         // exchange (bodies included, secrets redacted as Curlew prints them). Later runs: it exists,
@@ -865,8 +891,8 @@ enum ReadmeBlock54 {
     }
 }
 
-// ## OpenAPI clients, block 55
-enum ReadmeBlock55 {
+// ## OpenAPI clients, block 57
+enum ReadmeBlock57 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -877,4 +903,4 @@ enum ReadmeBlock55 {
     }
 }
 
-// ## OpenAPI clients, block 56: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 58: calls a generated OpenAPI client, not compiled here.

@@ -74,7 +74,7 @@ public final class PythonWebSocketServer: Sendable {
     }
 
     /// The first line of `descriptor`, read on a thread of its own (the read blocks).
-    private static func readLine(_ descriptor: Int32) async -> String {
+    static func readLine(_ descriptor: Int32) async -> String {
         await withCheckedContinuation { continuation in
             let reader = Thread {
                 var bytes: [UInt8] = []

@@ -16,7 +16,8 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
     enum Segment: Sendable {
         case bytes(Data)
         case file(URL, length: Int64)
-        case stream(@Sendable () -> ChunkSource, length: Int64)
+        /// A stream part; `length` nil for one of unknown length, which is not checked.
+        case stream(@Sendable () -> ChunkSource, length: Int64?)
     }
 
     let segments: [Segment]
@@ -93,16 +94,16 @@ struct MultipartBodySequence: AsyncSequence, Sendable {
                     source = current
                     if let chunk = try await current.next() {
                         offset += Int64(chunk.count)
-                        guard offset <= length else {
+                        guard offset <= length ?? Int64.max else {
                             throw CurlewError(
-                                .uploadFailed, "a multipart stream part produced more than its declared \(length) bytes")
+                                .uploadFailed, "a multipart stream part produced more than its declared \(length ?? 0) bytes")
                         }
                         if chunk.isEmpty { continue }
                         let data = Data(chunk)
                         try check(data)
                         return data
                     }
-                    guard offset == length else {
+                    if let length, offset != length {
                         throw CurlewError(
                             .uploadFailed,
                             "a multipart stream part ended after \(offset) of its declared \(length) bytes")

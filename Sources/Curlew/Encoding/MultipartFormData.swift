@@ -13,8 +13,11 @@ import HTTPTypes
 ///
 /// Below 10 MiB of total size the form is encoded into one
 /// `Data`. Above it, or when a part is a stream, the body is a replayable stream that reads
-/// files in chunks as they are sent, so a 2 GiB file is never held in memory. Either way the
-/// exact ``contentLength`` is known up front, so upload progress has a total.
+/// files in chunks as they are sent, so a 2 GiB file is never held in memory. The exact
+/// ``contentLength`` is known up front, so upload progress has a total — unless a part is a
+/// stream of unknown length (``append(withName:fileName:mimeType:_:)``): then the body is sent
+/// as it is produced, chunked over HTTP/1.1 (`Transfer-Encoding: chunked`) and in DATA frames
+/// over HTTP/2, and ``contentLength`` is nil.
 ///
 /// Names and file names are sent as UTF-8 inside quotes with `"` escaped as `%22`, as
 /// browsers do; a CR, LF or NUL in them is rejected with
@@ -83,19 +86,21 @@ public struct MultipartFormData: Sendable {
     /// The number of parts.
     public var count: Int { parts.count }
 
-    /// The exact length of the encoded body in bytes.
-    public var contentLength: Int64 {
+    /// The exact length of the encoded body in bytes; nil when a part is a stream of unknown
+    /// length (the body is then sent chunked).
+    public var contentLength: Int64? {
         let delimiter = Int64(boundary.utf8.count) + 4  // "--" boundary CRLF
         var total = delimiter + 2  // closing "--" boundary "--" CRLF
         for part in parts {
-            total += delimiter + Int64(part.headerBlock.count) + part.length + 2
+            guard let length = part.length else { return nil }
+            total += delimiter + Int64(part.headerBlock.count) + length + 2
         }
         return total
     }
 
     /// Whether the body will be a stream at the given threshold.
     func isStreamed(inMemoryThreshold: Int64 = defaultInMemoryThreshold) -> Bool {
-        contentLength > inMemoryThreshold || parts.contains { if case .stream = $0.content { true } else { false } }
+        (contentLength ?? Int64.max) > inMemoryThreshold || parts.contains { if case .stream = $0.content { true } else { false } }
     }
 
     // MARK: Adding parts
@@ -157,10 +162,38 @@ public struct MultipartFormData: Sendable {
                 length: length))
     }
 
+    /// Adds a part whose content comes from a stream of chunks of unknown length: the form is
+    /// then sent as it is produced, chunked over HTTP/1.1 (`Transfer-Encoding: chunked`), with
+    /// backpressure (the stream is not read ahead of the connection by more than a small
+    /// buffer), and ``contentLength`` is nil.
+    ///
+    /// ```swift
+    /// try form.append(withName: "log", fileName: "build.log") { logChunks() }  // AsyncSequence of Data
+    /// ```
+    ///
+    /// `makeStream` is called each time the body is sent (a retry or a 307/308 redirect sends
+    /// it again), so it must produce the same bytes each time. With a boundary the caller
+    /// chose, content holding it fails the upload with ``CurlewError/Kind/invalidRequest``.
+    /// The MIME type defaults to the one for the file name's extension, or
+    /// `application/octet-stream`. A server that needs a `Content-Length` (some HTTP/1.0
+    /// servers and proxies) cannot take such a form: give the length with
+    /// ``append(length:withName:fileName:mimeType:_:)`` when it is known.
+    public mutating func append<Stream: AsyncSequence & Sendable>(
+        withName name: String, fileName: String? = nil, mimeType: String? = nil,
+        _ makeStream: @escaping @Sendable () -> Stream
+    ) throws(CurlewError) where Stream.Element: Collection<UInt8> & Sendable {
+        let type = mimeType ?? fileName.map(MIMEType.forFileName) ?? MIMEType.fallback
+        parts.append(
+            try MultipartPart(
+                name: name, fileName: fileName, mimeType: type, content: .stream({ ChunkSource(makeStream()) }),
+                length: nil))
+    }
+
     // MARK: Encoding
 
     /// The body: in memory at or below `inMemoryThreshold` bytes (unless a part is a stream),
-    /// otherwise a replayable stream of exactly ``contentLength`` bytes.
+    /// otherwise a replayable stream of exactly ``contentLength`` bytes (of unknown length,
+    /// sent chunked, when ``contentLength`` is nil).
     ///
     /// - Throws: ``CurlewError/Kind/fileSystem`` or ``CurlewError/Kind/uploadFailed`` when a
     ///   file cannot be read or changed size, for in-memory encoding.
@@ -198,7 +231,7 @@ public struct MultipartFormData: Sendable {
     ///   ``CurlewError/Kind/uploadFailed`` when a file cannot be read or changed size.
     public func encodedData() throws(CurlewError) -> Data {
         var data = Data()
-        data.reserveCapacity(Int(clamping: contentLength))
+        data.reserveCapacity(Int(clamping: contentLength ?? 0))
         for segment in segments() {
             switch segment {
             case .bytes(let bytes):
@@ -233,7 +266,7 @@ public struct MultipartFormData: Sendable {
                 segments.append(.bytes(data))
             case .file(let url):
                 flush()
-                segments.append(.file(url, length: part.length))
+                segments.append(.file(url, length: part.length ?? 0))
             case .stream(let make):
                 flush()
                 segments.append(.stream(make, length: part.length))

@@ -18,11 +18,11 @@ struct MultipartPart: Sendable {
     let headerBlock: Data
     /// The content.
     let content: Content
-    /// The exact length of the content in bytes.
-    let length: Int64
+    /// The exact length of the content in bytes; nil for a stream of unknown length.
+    let length: Int64?
 
     /// Builds a part, checking and escaping the name, file name and MIME type.
-    init(name: String, fileName: String?, mimeType: String?, content: Content, length: Int64) throws(CurlewError) {
+    init(name: String, fileName: String?, mimeType: String?, content: Content, length: Int64?) throws(CurlewError) {
         var header = "Content-Disposition: form-data; name=\"\(try MultipartPart.escape(name, what: "name"))\""
         if let fileName {
             header += "; filename=\"\(try MultipartPart.escape(fileName, what: "file name"))\""

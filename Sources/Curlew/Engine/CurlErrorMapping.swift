@@ -150,7 +150,7 @@ enum CurlErrorMapping {
     /// Reads the environment: for failure paths only.
     static func proxyInUse(context: TransferContext) -> String? {
         if context.unixSocket != nil { return nil }
-        let proxy = context.settings.proxy
+        let proxy = context.proxy
         let host = (context.request.url.host ?? "").lowercased()
         switch proxy.mode {
         case .none:
@@ -219,7 +219,7 @@ enum CurlErrorMapping {
     /// answered yet, or if the target is plain HTTP (then the proxy's is the only TLS). On a
     /// reused connection both TLS layers were up before, and the failure is left to the target.
     private static func failedTLSWithProxy(_ context: TransferContext, tunnelStatus: Int) -> Bool {
-        guard speaksTLS(to: context.settings.proxy, url: context.request.url), isNewConnection(context) else { return false }
+        guard speaksTLS(to: context.proxy, url: context.request.url), isNewConnection(context) else { return false }
         return tunnelStatus == 0 || context.request.url.scheme?.lowercased() != "https"
     }
 
@@ -236,7 +236,7 @@ enum CurlErrorMapping {
     private static func tunnels(_ context: TransferContext) -> Bool {
         let url = context.request.url
         guard url.scheme?.lowercased() == "https" else { return false }
-        switch context.settings.proxy.mode {
+        switch context.proxy.mode {
         case .none: return false
         case .environment:
             guard let proxy = ProxyConfiguration.environmentProxy(for: url)?.lowercased() else { return false }

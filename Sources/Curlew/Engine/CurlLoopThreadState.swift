@@ -100,7 +100,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
         }
         do {
             defer { if context.hopCarriesCredentials { handles.retireWhenReturned(handle) } }
-            try handles.prepareProxy(context.settings, on: handle, request: request)
+            try handles.prepareProxy(for: context, on: handle, request: request)
+            try handles.prepareStreamWeight(context.settings.streamWeight, on: handle, request: request)
             context.trustPolicy = try handles.prepareTrust(on: handle, request: request)
             try context.configure(handle: handle, transfer: transfer, sessionHeaders: handles.sessionHeaders)
             try handles.prepareUnixSocket(context.unixSocket, on: handle, request: request)

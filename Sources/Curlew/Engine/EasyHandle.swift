@@ -42,6 +42,8 @@ final class EasyHandle {
     var options = EasyOptionRecord()
     /// Whether a request's own proxy is set, so the session's must be set again on reuse.
     var proxyOverridden = false
+    /// Whether a request's HTTP/2 stream weight is set, so libcurl's default must be set again on reuse.
+    var hasStreamWeight = false
     /// Whether the `CURLOPT_PROXY_*` TLS options hold an HTTPS proxy's trust policy rather than
     /// libcurl's defaults, so they must be set back for a request without one.
     var hasProxyTrust = false

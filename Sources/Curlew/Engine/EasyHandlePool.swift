@@ -42,6 +42,8 @@ final class EasyHandlePool {
     /// The trust policy of the session's proxy, checked once, when it is an HTTPS proxy with a
     /// policy of its own; nil for libcurl's defaults.
     private let sessionProxyTrust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?
+    /// The trust policies of HTTPS proxies the session's ``ProxySelector`` chose, resolved.
+    @exclusivity(unchecked) private var selectedTrusts: [ProxyConfiguration: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?] = [:]
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock) {
         self.configuration = configuration
@@ -157,20 +159,55 @@ final class EasyHandlePool {
         // `prepareTrust(on:request:)`.
     }
 
-    /// Sets a request's own proxy (with its trust policy, see ``TransferSettings/proxyOverrideTrust``)
-    /// on `handle`, or the session's again where an earlier request overrode it; nothing for
-    /// the common case of neither.
-    func prepareProxy(_ settings: TransferSettings, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
-        if let override = settings.proxyOverride {
+    /// Sets the hop's proxy on `handle`: the request's own (with its trust policy, see
+    /// ``TransferSettings/proxyOverrideTrust``), else the session's ``ProxySelector``'s choice
+    /// for the hop's URL (kept in ``TransferContext/chosenProxy``), else the session's again
+    /// where an earlier request overrode it; nothing for the common case of none of them.
+    ///
+    /// A handle that carried credentials for a proxy answered by challenge (Digest, NTLM, …)
+    /// other than the session's is retired after the transfer: libcurl keeps the proxy's nonce
+    /// and the method it picked on the handle, and another request's proxy must not get them.
+    func prepareProxy(for context: TransferContext, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
+        let settings = context.settings
+        context.chosenProxy = nil
+        var override = settings.proxyOverride
+        var trust = settings.proxyOverrideTrust
+        if override == nil, let selector = configuration.proxySelector {
+            let chosen = selector.proxy(for: request.url)
+            try chosen.validate(url: request.url)
+            context.chosenProxy = chosen
+            override = chosen
+            trust = selectedProxyTrust(chosen)
+        }
+        if let override {
             // Marked first: if setting it fails half way, the session's are set again on reuse.
             handle.proxyOverridden = true
-            try applyProxy(
-                override, trust: settings.proxyOverrideTrust, on: handle, EasyOptions(handle: handle.pointer, request: request))
+            if override.answersChallenges { retireWhenReturned(handle) }
+            try applyProxy(override, trust: trust, on: handle, EasyOptions(handle: handle.pointer, request: request))
         } else if handle.proxyOverridden {
             try applyProxy(
                 configuration.proxy, trust: sessionProxyTrust, on: handle, EasyOptions(handle: handle.pointer, request: request))
             handle.proxyOverridden = false
         }
+    }
+
+    /// The resolved trust policy of a proxy the selector chose, read once per distinct proxy
+    /// (reading CA files on the curl thread once, not at every hop).
+    private func selectedProxyTrust(_ proxy: ProxyConfiguration) -> Result<ResolvedTrustPolicy, TrustConfigurationProblem>? {
+        guard proxy.isExplicitHTTPS else { return nil }
+        if let known = selectedTrusts[proxy] { return known }
+        let resolved = proxy.resolvedTrust()
+        if selectedTrusts.count >= 64 { selectedTrusts.removeAll() }
+        selectedTrusts[proxy] = resolved
+        return resolved
+    }
+
+    /// Sets the request's HTTP/2 stream weight (`CURLOPT_STREAM_WEIGHT`) on `handle`, or
+    /// libcurl's default (16) again where an earlier request set one.
+    func prepareStreamWeight(_ weight: Int?, on handle: EasyHandle, request: OutgoingRequest) throws(CurlewError) {
+        guard weight != nil || handle.hasStreamWeight else { return }
+        handle.hasStreamWeight = weight != nil
+        try EasyOptions(handle: handle.pointer, request: request).set(CURLOPT_STREAM_WEIGHT, weight ?? 16)
     }
 
     /// Points `handle` at the hop's Unix-domain socket, or clears the socket an earlier hop
@@ -217,6 +254,7 @@ final class EasyHandlePool {
             }
             try setProxyCredentials(username, password, options)
         }
+        try options.set(CURLOPT_PROXYAUTH, proxy.authentication.curlMask)
     }
 
     private func setProxyCredentials(_ username: String?, _ password: String?, _ options: EasyOptions) throws(CurlewError) {

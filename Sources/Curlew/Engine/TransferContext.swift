@@ -58,6 +58,11 @@ class TransferContext: @unchecked Sendable {
     @exclusivity(unchecked) var retiresHandle = false
     /// The Unix-domain socket of this hop, if it goes over one.
     @exclusivity(unchecked) var unixSocket: UnixSocketRoute?
+    /// The proxy the session's ``ProxySelector`` chose for this hop, when it chose one (see
+    /// ``EasyHandlePool/prepareProxy(for:on:request:)``).
+    @exclusivity(unchecked) var chosenProxy: ProxyConfiguration?
+    /// The proxy of this hop: the request's own, else the selector's choice, else the session's.
+    var proxy: ProxyConfiguration { settings.proxyOverride ?? chosenProxy ?? settings.session.proxy }
 
     /// The head being parsed, kept as bytes (see ``ResponseHeadParser``).
     @exclusivity(unchecked) private var headParser = ResponseHeadParser()
@@ -255,6 +260,12 @@ class TransferContext: @unchecked Sendable {
             return false
         }
         if statusCode == 407, let proxy = CurlErrorMapping.proxyInUse(context: self) {
+            if self.proxy.answersChallenges {
+                // libcurl answers the challenge (Digest, NTLM, …) and sends the request again;
+                // the 407 is final only if no other head follows (see `acceptFinalHead`).
+                heldChallenge = headParser.takeHead()
+                return true
+            }
             // Only a proxy answers 407: the request never reached its server.
             fail(.proxyFailure, "the proxy \(proxy) requires credentials it was not given or did not accept (407)")
             return false
@@ -325,6 +336,11 @@ class TransferContext: @unchecked Sendable {
     }
 
     private func acceptFinalHead(_ head: ResponseHead, transfer: Transfer) -> Bool {
+        if head.statusCode == 407, let proxy = CurlErrorMapping.proxyInUse(context: self) {
+            // A held proxy challenge that libcurl did not answer again: the credentials failed.
+            fail(.proxyFailure, "the proxy \(proxy) requires credentials it was not given or did not accept (407)")
+            return false
+        }
         finalHead = head
         // The connection is alive while its head is read: what it was is read now, for the metrics.
         if let easy, HopURLFacts(of: request).isHTTPS {

@@ -40,6 +40,8 @@ final class TransferSettings: Sendable {
     let overridesNetwork: Bool
     /// The wire trace of the request (its own, else the session's), when it is on.
     let wireTrace: WireTrace?
+    /// The request's HTTP/2 stream weight (`CURLOPT_STREAM_WEIGHT`), when it sets one.
+    let streamWeight: Int?
     /// Whether the limits that ``validate(url:)`` checks are all the session's, unchanged.
     private let usesSessionLimits: Bool
 
@@ -61,6 +63,7 @@ final class TransferSettings: Sendable {
             ipVersionOverride = nil
             overridesNetwork = false
             wireTrace = session.wireTrace
+            streamWeight = nil
             usesSessionLimits = true
             connectTimeoutMilliseconds = session.timeouts.connect?.curlMilliseconds ?? 0
             return
@@ -85,8 +88,9 @@ final class TransferSettings: Sendable {
         ipVersionOverride = options.ipVersion
         overridesNetwork = options.connectTo != nil || options.ipVersion != nil
         wireTrace = options.wireTrace.map { $0.isEnabled ? $0 : nil } ?? session.wireTrace
+        streamWeight = options.http2StreamWeight
         usesSessionLimits = options.timeouts == .unset && options.proxy == nil && options.expectContinue == nil
-            && options.maximumBodySize == nil && options.connectTo == nil
+            && options.maximumBodySize == nil && options.connectTo == nil && options.http2StreamWeight == nil
         connectTimeoutMilliseconds = timeouts.connect?.curlMilliseconds ?? 0
     }
 
@@ -112,6 +116,9 @@ extension TransferSettings {
     /// overrides none of them costs nothing here.
     func validate(url: @autoclosure () -> URL) throws(CurlewError) {
         if usesSessionLimits && session.limitsAreValid { return }
+        if let weight = streamWeight, !(1...256).contains(weight) {
+            throw CurlewError(.invalidRequest, "the HTTP/2 stream weight must lie within 1...256, not \(weight)", url: url())
+        }
         let networkProblem = session.network.problem ?? connectToOverride.flatMap(NetworkControls.connectToProblem)
         try Self.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,

@@ -20,9 +20,11 @@ enum CURLCommand {
         case .explicit(_, _, _, let username, let password, let bypassing):
             var arguments = ["-x", quote(proxy.displayURL ?? "")]
             if let username {
-                let shown = password.map { revealing ? $0 : Redaction.placeholder }
-                arguments += ["-U", quote(username + (shown.map { ":" + $0 } ?? ""))]
+                // `user:` without a password: curl would prompt for one after `-U user`.
+                let shown = password.map { revealing ? $0 : Redaction.placeholder } ?? ""
+                arguments += ["-U", quote(username + ":" + shown)]
             }
+            if let flag = proxy.authentication.proxyCurlFlag { arguments.append(flag) }
             if !bypassing.isEmpty { arguments += ["--noproxy", quote(bypassing.joined(separator: ","))] }
             if proxy.isExplicitHTTPS { arguments += trustArguments(proxy.trust.policy, revealing: revealing, forProxy: true) }
             return arguments
@@ -112,13 +114,18 @@ enum CURLCommand {
             parts += network.arguments
             unprintable = network.unprintable
         }
+        if let weight = request.options.http2StreamWeight { unprintable.append("CURLOPT_STREAM_WEIGHT=\(weight)") }
         if let hsts = configuration.hsts {
             if let file = hsts.fileURL { parts += ["--hsts", quote(file.path)] } else { unprintable.append("CURLOPT_HSTS_CTRL=CURLHSTS_ENABLE (in memory)") }
         }
         if configuration.httpsOnly { parts += ["--proto", quote("=https"), "--proto-redir", quote("=https")] }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy, revealing: revealing)
         // curl uses no proxy for a Unix socket.
-        if socket == nil { parts += proxyArguments(request.options.proxy ?? sessionProxy, revealing: revealing) }
+        // A selector's choice is printed for the request's URL (later hops may choose others).
+        if socket == nil {
+            let proxy = request.options.proxy ?? configuration.proxySelector?.proxy(for: request.url) ?? sessionProxy
+            parts += proxyArguments(proxy, revealing: revealing)
+        }
         if let credential = request.options.httpCredential ?? configuration.httpCredentials.credential(for: request.url) {
             // The password is not repeated unless asked for: `-u 'user:***'`.
             let password = revealing ? credential.password : Redaction.placeholder

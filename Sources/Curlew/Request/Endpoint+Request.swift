@@ -103,6 +103,7 @@ extension RequestOptions {
         merged.connectTo = connectTo ?? base.connectTo
         merged.ipVersion = ipVersion ?? base.ipVersion
         merged.wireTrace = wireTrace ?? base.wireTrace
+        merged.http2StreamWeight = http2StreamWeight ?? base.http2StreamWeight
         return merged
     }
 }

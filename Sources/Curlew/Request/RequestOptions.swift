@@ -104,6 +104,20 @@ public struct RequestOptions: Sendable {
         set { update { $0.ipVersion = newValue } }
     }
 
+    /// The HTTP/2 stream weight of this request (`CURLOPT_STREAM_WEIGHT`), 1...256; libcurl's
+    /// default is 16. It goes as the priority of the request's HEADERS frame, so that a server
+    /// sharing one connection among streams may give this one a larger or smaller share. RFC
+    /// 9113 deprecates these priorities and many servers ignore them; over HTTP/1.1 it does
+    /// nothing. Another value fails the request with ``CurlewError/Kind/invalidRequest`` before
+    /// any connection. `cURLDescription()` names it after the URL
+    /// (`# libcurl only: CURLOPT_STREAM_WEIGHT=N`): the curl tool has no flag for it. Stream
+    /// dependencies (`CURLOPT_STREAM_DEPENDS`) are not offered: they name another transfer's
+    /// live libcurl handle.
+    public var http2StreamWeight: Int? {
+        get { storage.values.http2StreamWeight }
+        set { update { $0.http2StreamWeight = newValue } }
+    }
+
     /// The fields as one value (for tests that enumerate them).
     var values: Values { storage.values }
 
@@ -133,6 +147,7 @@ public struct RequestOptions: Sendable {
         var connectTo: [HostAndPort: HostAndPort]?
         var ipVersion: IPVersionPreference?
         var wireTrace: WireTrace?
+        var http2StreamWeight: Int?
     }
 
     /// The box the copies share.

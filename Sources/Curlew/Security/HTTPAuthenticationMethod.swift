@@ -106,6 +106,17 @@ public struct HTTPAuthenticationMethod: Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// The curl command-line option for this method towards a proxy; nil for Basic, the default.
+    var proxyCurlFlag: String? {
+        switch scheme {
+        case .basic: nil
+        case .digest: "--proxy-digest"
+        case .any, .anySafe: "--proxy-anyauth"
+        case .ntlm: "--proxy-ntlm"
+        case .negotiate: "--proxy-negotiate"
+        }
+    }
+
     /// The running libcurl's feature bits, read once.
     private static let features = Int32(curlew_version_features())
 

@@ -25,6 +25,9 @@ import Foundation
 ///                                 trust: .certificateAuthorities([.file("/etc/corp/proxy-ca.pem")]))
 /// ```
 ///
+/// A ``ProxySelector`` (``SessionConfiguration/proxySelector``) chooses one of these for each
+/// request and redirect hop from the URL, as a PAC file does.
+///
 /// Proxy credentials never appear in errors, logs or `cURLDescription()`.
 public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The protocol spoken to an explicit proxy.
@@ -32,17 +35,27 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
         /// An HTTP proxy: absolute-form requests for http URLs, `CONNECT` tunnels for https.
         case http
         /// An HTTP proxy reached over TLS, verified by the `trust` policy given to
-        /// ``ProxyConfiguration/explicit(_:host:port:username:password:bypassing:trust:)``
+        /// ``ProxyConfiguration/explicit(_:host:port:username:password:authentication:bypassing:trust:)``
         /// (the system's certificate authorities unless given).
         case https
-        /// SOCKS4; the client resolves host names.
+        /// SOCKS4 (curl's `socks4://`): the client resolves the host name and sends an IPv4
+        /// address; a `username` goes as the SOCKS4 user ID, and SOCKS4 has no password.
         case socks4
-        /// SOCKS4a; the proxy resolves host names.
+        /// SOCKS4a (`socks4a://`): the host name goes to the proxy, which resolves it; a
+        /// `username` is the user ID, and there is no password.
         case socks4a
-        /// SOCKS5; the client resolves host names.
+        /// SOCKS5 (`socks5://`): the client resolves the host name and sends an address;
+        /// `username` and `password` authenticate (RFC 1929).
         case socks5
-        /// SOCKS5; the proxy resolves host names.
+        /// SOCKS5 with the host name sent to the proxy, which resolves it (`socks5h://`):
+        /// names only the proxy's side can resolve work, and the client's DNS sees none.
         case socks5h
+
+        /// Whether this is a SOCKS proxy, which takes no HTTP authentication.
+        var isSOCKS: Bool { self != .http && self != .https }
+
+        /// Whether the proxy protocol carries a password: SOCKS4 and SOCKS4a have a user ID only.
+        var carriesPassword: Bool { self != .socks4 && self != .socks4a }
     }
 
     enum Mode: Sendable, Hashable {
@@ -54,10 +67,14 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
     let mode: Mode
     /// How an explicit HTTPS proxy's own TLS is trusted; ``ProxyTrust/system`` otherwise.
     let trust: ProxyTrust
+    /// How an explicit HTTP or HTTPS proxy is answered when it asks for credentials
+    /// (`CURLOPT_PROXYAUTH`); ``HTTPAuthenticationMethod/basic`` otherwise.
+    let authentication: HTTPAuthenticationMethod
 
-    private init(mode: Mode, trust: ProxyTrust = .system) {
+    private init(mode: Mode, trust: ProxyTrust = .system, authentication: HTTPAuthenticationMethod = .basic) {
         self.mode = mode
         self.trust = trust
+        self.authentication = authentication
     }
 
     /// Never a proxy, whatever the environment says.
@@ -82,14 +99,32 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
     /// would check nothing: requests with either fail with ``CurlewError/Kind/invalidRequest``.
     /// A proxy whose certificate fails its policy fails the request with
     /// ``CurlewError/Kind/proxyFailure``, naming the proxy.
+    ///
+    /// `authentication` is how the credentials answer an ``Kind/http`` or ``Kind/https`` proxy
+    /// (`CURLOPT_PROXYAUTH`, curl's `--proxy-digest`, `--proxy-ntlm`, `--proxy-anyauth`,
+    /// `--proxy-negotiate`): ``HTTPAuthenticationMethod/basic`` (the default) sends them with
+    /// every request; the others answer the proxy's `407` challenge (Digest sends the first
+    /// request without credentials, NTLM opens with its Type 1 message), so that the password
+    /// never crosses the wire. A method other than Basic
+    /// for a SOCKS proxy (which has its own authentication), or one the installed libcurl
+    /// lacks (``HTTPAuthenticationMethod/isSupported``), fails requests with
+    /// ``CurlewError/Kind/invalidRequest``; so does a `password` for ``Kind/socks4`` or
+    /// ``Kind/socks4a``, which have a user ID only and would drop it.
     public static func explicit(
         _ kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil,
-        bypassing: [String] = [], trust: TrustPolicy = .systemTrust
+        authentication: HTTPAuthenticationMethod = .basic, bypassing: [String] = [], trust: TrustPolicy = .systemTrust
     ) -> ProxyConfiguration {
         ProxyConfiguration(
             mode: .explicit(
                 kind: kind, host: host, port: port, username: username, password: password, bypassing: bypassing),
-            trust: ProxyTrust(trust))
+            trust: ProxyTrust(trust), authentication: authentication)
+    }
+
+    /// Whether libcurl answers a `407` challenge of this proxy itself, resending the request
+    /// with credentials: an explicit HTTP(S) proxy with a user name and a method other than Basic.
+    var answersChallenges: Bool {
+        guard case .explicit(let kind, _, _, let username, _, _) = mode, !kind.isSOCKS, username != nil else { return false }
+        return !authentication.isPreemptive
     }
 
     /// Whether libcurl speaks TLS to this proxy before anything else: an explicit HTTPS proxy.
@@ -122,7 +157,7 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
 
     /// Checks what libcurl would otherwise reject with a vaguer message.
     func validate(url: URL?) throws(CurlewError) {
-        guard case .explicit(_, let host, let port, let username, let password, let bypassing) = mode else { return }
+        guard case .explicit(let kind, let host, let port, let username, let password, let bypassing) = mode else { return }
         guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "@") }) else {
             throw CurlewError(.invalidRequest, "the proxy host '\(host.prefix(80))' is not a host name or address", url: url)
         }
@@ -131,6 +166,26 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
         }
         for value in [username, password].compactMap({ $0 }) + bypassing where value.utf8.contains(where: { $0 < 0x20 }) {
             throw CurlewError(.invalidRequest, "a proxy setting contains a control character", url: url)
+        }
+        if password != nil, !kind.carriesPassword {
+            throw CurlewError(
+                .invalidRequest,
+                "the proxy \(displayURL ?? "") speaks \(kind.rawValue), which carries a user ID but no password; give no password",
+                url: url)
+        }
+        if authentication != .basic {
+            if kind.isSOCKS {
+                throw CurlewError(
+                    .invalidRequest,
+                    "the proxy \(displayURL ?? "") is a SOCKS proxy, which takes no \(authentication) authentication; use .basic",
+                    url: url)
+            }
+            guard authentication.isSupported else {
+                throw CurlewError(
+                    .invalidRequest,
+                    "the installed libcurl (\(HTTPAuthenticationMethod.libcurlVersion)) cannot authenticate with the proxy \(displayURL ?? "") by \(authentication)",
+                    url: url)
+            }
         }
         guard isExplicitHTTPS || trust.isSystemDefault else {
             throw CurlewError(
@@ -203,7 +258,8 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
             self,
             children: [
                 "proxy": description, "username": username as Any,
-                "password": password.map { _ in Redaction.placeholder } as Any, "bypassing": bypassing,
+                "password": password.map { _ in Redaction.placeholder } as Any, "authentication": authentication,
+                "bypassing": bypassing,
             ])
     }
 }

@@ -51,6 +51,11 @@ public struct SessionConfiguration: Sendable {
     /// uses the proxy the environment names, as curl does, but never for loopback hosts; set
     /// ``ProxyConfiguration/direct`` to ignore the environment.
     public var proxy: ProxyConfiguration = .environment
+    /// Chooses the proxy of each request and redirect hop from its URL, as a PAC file does;
+    /// while set, ``proxy`` is not used (a request's own ``RequestOptions/proxy`` still wins).
+    /// Asked on the session's thread for every hop, so a redirect to another host never keeps
+    /// the first host's proxy or its credentials. Nil (the default) uses ``proxy``.
+    public var proxySelector: ProxySelector?
     /// Headers added to every request that does not set them itself. A field here wins over
     /// ``userAgent`` and ``acceptLanguage``.
     public var defaultHeaders: HTTPFields = HTTPFields()

@@ -22,7 +22,7 @@ extension WebSocketChannel {
         handle.retiring = true
         do throws(CurlewError) {
             context.easy = handle
-            try pool.prepareProxy(context.settings, on: handle, request: request)
+            try pool.prepareProxy(for: context, on: handle, request: request)
             context.trustPolicy = try pool.prepareTrust(on: handle, request: request)
             let route = try UnixSocketRoute.resolve(request)
             context.unixSocket = route
