@@ -111,6 +111,9 @@ struct Exchange {
                     method: options.authType == .digest ? .digest : .basic)
             }
         }
+        // The request head as libcurl sent it (Host, User-Agent, Accept-Encoding, credentials
+        // as ***) comes from the wire trace; --trace's session-wide one carries it already.
+        if printer.parts.requestHead, !options.trace { requestOptions.wireTrace = WireTrace() }
         if options.http1 { requestOptions.httpVersion = .http1_1 }
         if options.http2 { requestOptions.httpVersion = .http2OverTLS }
         return OutgoingRequest(
@@ -129,14 +132,16 @@ struct Exchange {
         if options.stream {
             return await StreamPrinter(options: options, printer: printer, exchange: self).run(dataRequest)
         }
+        // Subscribed before the request starts, so that no record is missed.
+        let sentHead = printer.parts.requestHead ? Self.lastSentHead(of: dataRequest.events) : nil
         let response: Response<Data>
         do {
             response = try await dataRequest.response
         } catch {
-            printRequest(request, version: "HTTP/1.1")
+            printRequest(request, version: "HTTP/1.1", sentHead: await sentHead?.value)
             return Self.report(error)
         }
-        printRequest(response.request, version: ResponsePrinter.protocolName(response.metrics.httpVersion))
+        printRequest(response.request, version: ResponsePrinter.protocolName(response.metrics.httpVersion), sentHead: await sentHead?.value)
         if printer.parts.responseHead {
             Terminal.write(printer.responseHead(response.head, version: response.metrics.httpVersion))
             if printer.parts.responseBody { Terminal.write("\n") }
@@ -150,10 +155,30 @@ struct Exchange {
         return status
     }
 
-    /// Writes the request head and body when `--print` asks for them.
-    func printRequest(_ request: OutgoingRequest, version: String) {
+    /// The lines of the last request head libcurl sent (the final hop's, after redirects), from
+    /// the request's wire trace records; nil when none was sent.
+    static func lastSentHead(of events: AsyncThrowingStream<TransferEvent, any Error>) -> Task<[String]?, Never> {
+        Task {
+            var last: [String]?
+            do {
+                for try await event in events {
+                    if case .wireTrace(let record) = event, record.kind == .requestHead { last = record.lines }
+                }
+            } catch {
+                // The request's failure is reported by whoever awaits its response.
+            }
+            return last
+        }
+    }
+
+    /// Writes the request head and body when `--print` asks for them: the head as sent when
+    /// the wire trace gave it, else as the request was built.
+    func printRequest(_ request: OutgoingRequest, version: String, sentHead: [String]? = nil) {
         guard printer.parts.requestHead || printer.parts.requestBody else { return }
-        if printer.parts.requestHead {
+        if printer.parts.requestHead, let sentHead, !sentHead.isEmpty {
+            Terminal.write(printer.sentRequestHead(sentHead))
+            Terminal.write("\n")
+        } else if printer.parts.requestHead {
             var fields = request.headerFields.map { ($0.name.rawName, $0.value) }
             if !fields.contains(where: { $0.0.lowercased() == "user-agent" }) {
                 fields.append(("User-Agent", "curlew/\(CurlewCommand.version)"))

@@ -57,6 +57,28 @@ struct ResponsePrinter {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A request head as libcurl sent it (request line, then fields; secrets already `***`),
+    /// coloured as ``requestHead(method:url:fields:version:)`` colours a built one.
+    func sentRequestHead(_ lines: [String]) -> String {
+        var painted: [String] = []
+        for (index, line) in lines.enumerated() {
+            if index == 0 {
+                let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+                guard words.count == 2, let space = words[1].lastIndex(of: " ") else {
+                    painted.append(line)
+                    continue
+                }
+                let target = words[1][..<space], version = words[1][words[1].index(after: space)...]
+                painted.append(paint(words[0], palette?.method) + " " + target + " " + paint(String(version), palette?.protocolName))
+            } else if let colon = line.firstIndex(of: ":") {
+                painted.append(paint(String(line[..<colon]), palette?.headerName) + line[colon...])
+            } else {
+                painted.append(line)
+            }
+        }
+        return painted.joined(separator: "\n") + "\n"
+    }
+
     /// `Basic ***`: the scheme stays, the credentials do not.
     static func redacted(_ value: String) -> String {
         if let space = value.firstIndex(of: " ") { return value[..<space] + " ***" }

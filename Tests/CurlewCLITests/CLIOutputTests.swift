@@ -54,6 +54,22 @@ import TestServer
         }
     }
 
+    /// The head printed is the one libcurl sent (from the wire trace): fields the session adds
+    /// show, credentials libcurl adds are `***`, and the head is the final hop's.
+    @Test func theRequestHeadPrintedIsTheOneSent() async throws {
+        try await withServer { server in
+            let run = try await CLI.run([
+                "--print=H", "--follow", "--auth", "ann:pa55word", server.url("/redirect-to").absoluteString,
+                "url==/get", "status_code==302",
+            ])
+            #expect(run.status == 0, "\(run.errorOutput)")
+            #expect(run.output.hasPrefix("GET /get HTTP/1.1\n"), "\(run.output)")
+            #expect(run.output.contains("\nAccept-Encoding: "), "\(run.output)")
+            #expect(run.output.contains("\nAuthorization: ***") || run.output.contains("\nAuthorization: Basic ***"), "\(run.output)")
+            #expect(!run.output.contains("pa55word") && !run.output.contains("YW5uOnBhNTV3b3Jk"))
+        }
+    }
+
     @Test func prettyFormatIndentsWithoutColours() async throws {
         try await withServer { server in
             let run = try await CLI.run(["--pretty=format", server.url("/get").absoluteString, "a==1"])
