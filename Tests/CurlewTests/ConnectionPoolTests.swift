@@ -58,6 +58,8 @@ struct ConnectionPoolTests {
         let server = try await TestServer.start()
         let session = session()
         let total = 32 << 20
+        // A connection that has finished a transfer, so it is idle until the stream reuses it.
+        _ = try await session.request(server.url("/get")).validate().data()
         // Read one chunk, then leave it waiting on its consumer: in flight, paused.
         var iterator = session.request(server.url("/bytes/\(total)")).validate().bytes.makeAsyncIterator()
         var received = try await iterator.next()?.count ?? 0
@@ -78,5 +80,32 @@ struct ConnectionPoolTests {
         try await waitUntil { server.openConnectionCount == 1 }
         await session.shutdown()
         try await server.shutdown()
+    }
+}
+
+/// The pool of an HTTP/2 session against nginx.
+@Suite(
+    "Connection pool over HTTP/2", .enabled(if: NginxServer.isAvailable, "nginx is not installed"),
+    .nginx(fixedResponses: ["/kib": String(repeating: "x", count: 1024)]))
+struct ConnectionPoolHTTP2Tests {
+    @Test func anHTTP2ConnectionIsListedAndClosedWhenIdle() async throws {
+        let nginx = try NginxSuiteScope.server()
+        var configuration = SessionConfiguration()
+        configuration.proxy = .direct
+        configuration.trust = TrustConfiguration(default: .certificateAuthorities([.file(nginx.caCertificatePath)]))
+        let session = Session(configuration: configuration)
+        let first = try await session.request(nginx.url("/kib")).validate().response
+        #expect(first.metrics.httpVersion == .http2)
+        let pool = await session.connectionPool()
+        try #require(pool.connections.count == 1, "\(pool)")
+        #expect(pool.connections[0].state == .idle)
+        #expect(pool.connections[0].httpVersion == .http2)
+        #expect(pool.connections[0].usesTLS == true)
+        #expect(pool.connections[0].port == nginx.url("/").port)
+        #expect(await session.closeIdleConnections().connections.count == 1)
+        let next = try await session.request(nginx.url("/kib")).validate().response
+        #expect(next.metrics.httpVersion == .http2)
+        #expect(!next.metrics.connectionReused)
+        await session.shutdown()
     }
 }
