@@ -474,8 +474,23 @@ enum ReadmeBlock29 {
     }
 }
 
-// ### HSTS and HTTPS-only sessions, block 30
+// ### The connection pool: what it holds, closing idle connections, block 30
 enum ReadmeBlock30 {
+    static func run() async throws {
+        let pool = await session.connectionPool()
+        for connection in pool.connections {
+            // e.g. "api.example 443 HTTP/2 tls idle" or "... busy" (activeTransfers: streams on it)
+            print(connection.host ?? "?", connection.port ?? 0, connection.httpVersion.rawValue,
+                  connection.usesTLS == true ? "tls" : "plain", connection.state, connection.activeTransfers)
+        }
+        let closed = await session.closeIdleConnections()  // e.g. after a network change
+        print("closed \(closed.connections.count) idle connections")
+        _ = (pool, closed)
+    }
+}
+
+// ### HSTS and HTTPS-only sessions, block 31
+enum ReadmeBlock31 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Hosts that sent Strict-Transport-Security over verified HTTPS are only ever asked over HTTPS;
@@ -488,8 +503,8 @@ enum ReadmeBlock30 {
     }
 }
 
-// ### HTTP authentication, block 31
-enum ReadmeBlock31 {
+// ### HTTP authentication, block 32
+enum ReadmeBlock32 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -504,8 +519,8 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### Run a task on the session's thread, block 32
-enum ReadmeBlock32 {
+// ### Run a task on the session's thread, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -517,8 +532,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### Errors, block 33
-enum ReadmeBlock33 {
+// ### Errors, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -528,8 +543,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Errors, block 34
-enum ReadmeBlock34 {
+// ### Errors, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         Task {
             do {
@@ -543,8 +558,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 35
-enum ReadmeBlock35 {
+// ### Print a request: `print`, `debugPrint` and curl, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -571,16 +586,16 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 36
-enum ReadmeBlock36 {
+// ### Print a request: `print`, `debugPrint` and curl, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 37
-enum ReadmeBlock37 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -598,8 +613,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Turning failures into your own errors, block 38
-enum ReadmeBlock38 {
+// ### Turning failures into your own errors, block 39
+enum ReadmeBlock39 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -625,8 +640,8 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 39
-enum ReadmeBlock39 {
+// ### Retrying with `RetryPolicy`, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -640,8 +655,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Network reachability, block 40
-enum ReadmeBlock40 {
+// ### Network reachability, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -657,8 +672,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Network reachability, block 41
-enum ReadmeBlock41 {
+// ### Network reachability, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -670,8 +685,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### OAuth2, block 42
-enum ReadmeBlock42 {
+// ### OAuth2, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -689,8 +704,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### OAuth2, block 43
-enum ReadmeBlock43 {
+// ### OAuth2, block 44
+enum ReadmeBlock44 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -707,8 +722,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### HTTP cache, block 44
-enum ReadmeBlock44 {
+// ### HTTP cache, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -722,8 +737,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### Cookies, block 45
-enum ReadmeBlock45 {
+// ### Cookies, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -735,8 +750,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### Cookies, block 46
-enum ReadmeBlock46 {
+// ### Cookies, block 47
+enum ReadmeBlock47 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -745,8 +760,8 @@ enum ReadmeBlock46 {
     }
 }
 
-// ### Cookies, block 47
-enum ReadmeBlock47 {
+// ### Cookies, block 48
+enum ReadmeBlock48 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -766,8 +781,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ### Observing and logging, block 48
-enum ReadmeBlock48 {
+// ### Observing and logging, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -777,8 +792,8 @@ enum ReadmeBlock48 {
     }
 }
 
-// ### HAR export, block 49
-enum ReadmeBlock49 {
+// ### HAR export, block 50
+enum ReadmeBlock50 {
     static func run() async throws {
         let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
         var configuration = SessionConfiguration()
@@ -791,8 +806,8 @@ enum ReadmeBlock49 {
     }
 }
 
-// ### Wire trace, block 50
-enum ReadmeBlock50 {
+// ### Wire trace, block 51
+enum ReadmeBlock51 {
     static func run() async throws {
         var traced = SessionConfiguration()
         traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
@@ -805,10 +820,10 @@ enum ReadmeBlock50 {
     }
 }
 
-// ### Tracing and metrics, block 51: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 52: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 52
-enum ReadmeBlock52 {
+// ### Tracing and metrics, block 53
+enum ReadmeBlock53 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -828,8 +843,8 @@ enum ReadmeBlock52 {
     }
 }
 
-// ## Testing code that uses Curlew, block 53
-enum ReadmeBlock53 {
+// ## Testing code that uses Curlew, block 54
+enum ReadmeBlock54 {
     struct Item: Decodable, Sendable { let id: Int }
 
     static func run() async throws {
@@ -849,8 +864,8 @@ enum ReadmeBlock53 {
     }
 }
 
-// ### Record once, replay in CI (HAR), block 54
-enum ReadmeBlock54 {
+// ### Record once, replay in CI (HAR), block 55
+enum ReadmeBlock55 {
     static func run() async throws {
         // First run: the file does not exist, so the session goes to the network and records every
         // exchange (bodies included, secrets redacted as Curlew prints them). Later runs: it exists,
@@ -865,8 +880,8 @@ enum ReadmeBlock54 {
     }
 }
 
-// ## OpenAPI clients, block 55
-enum ReadmeBlock55 {
+// ## OpenAPI clients, block 56
+enum ReadmeBlock56 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -877,4 +892,4 @@ enum ReadmeBlock55 {
     }
 }
 
-// ## OpenAPI clients, block 56: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 57: calls a generated OpenAPI client, not compiled here.
