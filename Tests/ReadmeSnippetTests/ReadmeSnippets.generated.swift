@@ -500,8 +500,23 @@ enum ReadmeBlock31 {
     }
 }
 
-// ### HSTS and HTTPS-only sessions, block 32
+// ### The connection pool: what it holds, closing idle connections, block 32
 enum ReadmeBlock32 {
+    static func run() async throws {
+        let pool = await session.connectionPool()
+        for connection in pool.connections {
+            // e.g. "api.example 443 HTTP/2 tls idle" or "... busy" (activeTransfers: streams on it)
+            print(connection.host ?? "?", connection.port ?? 0, connection.httpVersion.rawValue,
+                  connection.usesTLS == true ? "tls" : "plain", connection.state, connection.activeTransfers)
+        }
+        let closed = await session.closeIdleConnections()  // e.g. after a network change
+        print("closed \(closed.connections.count) idle connections")
+        _ = (pool, closed)
+    }
+}
+
+// ### HSTS and HTTPS-only sessions, block 33
+enum ReadmeBlock33 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         // Hosts that sent Strict-Transport-Security over verified HTTPS are only ever asked over HTTPS;
@@ -514,8 +529,8 @@ enum ReadmeBlock32 {
     }
 }
 
-// ### HTTP authentication, block 33
-enum ReadmeBlock33 {
+// ### HTTP authentication, block 34
+enum ReadmeBlock34 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -530,8 +545,8 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### Run a task on the session's thread, block 34
-enum ReadmeBlock34 {
+// ### Run a task on the session's thread, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -543,8 +558,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Errors, block 35
-enum ReadmeBlock35 {
+// ### Errors, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -554,8 +569,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Errors, block 36
-enum ReadmeBlock36 {
+// ### Errors, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         Task {
             do {
@@ -569,8 +584,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 37
-enum ReadmeBlock37 {
+// ### Print a request: `print`, `debugPrint` and curl, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -597,16 +612,16 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 38
-enum ReadmeBlock38 {
+// ### Print a request: `print`, `debugPrint` and curl, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 39
-enum ReadmeBlock39 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -624,8 +639,8 @@ enum ReadmeBlock39 {
     }
 }
 
-// ### Turning failures into your own errors, block 40
-enum ReadmeBlock40 {
+// ### Turning failures into your own errors, block 41
+enum ReadmeBlock41 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -651,8 +666,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 41
-enum ReadmeBlock41 {
+// ### Retrying with `RetryPolicy`, block 42
+enum ReadmeBlock42 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -666,8 +681,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### Network reachability, block 42
-enum ReadmeBlock42 {
+// ### Network reachability, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -683,8 +698,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### Network reachability, block 43
-enum ReadmeBlock43 {
+// ### Network reachability, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -696,8 +711,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### OAuth2, block 44
-enum ReadmeBlock44 {
+// ### OAuth2, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -715,8 +730,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### OAuth2, block 45
-enum ReadmeBlock45 {
+// ### OAuth2, block 46
+enum ReadmeBlock46 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -733,8 +748,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### HTTP cache, block 46
-enum ReadmeBlock46 {
+// ### HTTP cache, block 47
+enum ReadmeBlock47 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -748,8 +763,8 @@ enum ReadmeBlock46 {
     }
 }
 
-// ### Cookies, block 47
-enum ReadmeBlock47 {
+// ### Cookies, block 48
+enum ReadmeBlock48 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -761,8 +776,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ### Cookies, block 48
-enum ReadmeBlock48 {
+// ### Cookies, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -771,8 +786,8 @@ enum ReadmeBlock48 {
     }
 }
 
-// ### Cookies, block 49
-enum ReadmeBlock49 {
+// ### Cookies, block 50
+enum ReadmeBlock50 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -792,8 +807,8 @@ enum ReadmeBlock49 {
     }
 }
 
-// ### Observing and logging, block 50
-enum ReadmeBlock50 {
+// ### Observing and logging, block 51
+enum ReadmeBlock51 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -803,8 +818,8 @@ enum ReadmeBlock50 {
     }
 }
 
-// ### HAR export, block 51
-enum ReadmeBlock51 {
+// ### HAR export, block 52
+enum ReadmeBlock52 {
     static func run() async throws {
         let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
         var configuration = SessionConfiguration()
@@ -817,8 +832,8 @@ enum ReadmeBlock51 {
     }
 }
 
-// ### Wire trace, block 52
-enum ReadmeBlock52 {
+// ### Wire trace, block 53
+enum ReadmeBlock53 {
     static func run() async throws {
         var traced = SessionConfiguration()
         traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
@@ -831,10 +846,10 @@ enum ReadmeBlock52 {
     }
 }
 
-// ### Tracing and metrics, block 53: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 54: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 54
-enum ReadmeBlock54 {
+// ### Tracing and metrics, block 55
+enum ReadmeBlock55 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -854,8 +869,8 @@ enum ReadmeBlock54 {
     }
 }
 
-// ## Testing code that uses Curlew, block 55
-enum ReadmeBlock55 {
+// ## Testing code that uses Curlew, block 56
+enum ReadmeBlock56 {
     struct Item: Decodable, Sendable { let id: Int }
 
     static func run() async throws {
@@ -875,8 +890,8 @@ enum ReadmeBlock55 {
     }
 }
 
-// ### Record once, replay in CI (HAR), block 56
-enum ReadmeBlock56 {
+// ### Record once, replay in CI (HAR), block 57
+enum ReadmeBlock57 {
     static func run() async throws {
         // First run: the file does not exist, so the session goes to the network and records every
         // exchange (bodies included, secrets redacted as Curlew prints them). Later runs: it exists,
@@ -891,8 +906,8 @@ enum ReadmeBlock56 {
     }
 }
 
-// ## OpenAPI clients, block 57
-enum ReadmeBlock57 {
+// ## OpenAPI clients, block 58
+enum ReadmeBlock58 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -903,4 +918,4 @@ enum ReadmeBlock57 {
     }
 }
 
-// ## OpenAPI clients, block 58: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 59: calls a generated OpenAPI client, not compiled here.

@@ -8,6 +8,7 @@
 #include "CurlewNetlink.h"
 #include "CurlewHeadBuffer.h"
 #include "CurlewFiles.h"
+#include "CurlewConnections.h"
 
 typedef size_t (*curlew_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
 typedef int (*curlew_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,

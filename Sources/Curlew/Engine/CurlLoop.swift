@@ -23,6 +23,8 @@ final class CurlLoop: Sendable {
         case run(UnownedJob)
         /// Opens a WebSocket, or looks at one again (frames to send, a close, room to read).
         case webSocket(WebSocketChannel)
+        /// A snapshot of the connection pool, or a close of its idle connections.
+        case pool(ConnectionPoolQuery)
     }
 
     private struct Queue {
@@ -92,6 +94,15 @@ final class CurlLoop: Sendable {
     /// Asks the loop to look at a WebSocket again.
     func service(_ channel: WebSocketChannel) {
         _ = enqueue(.webSocket(channel))
+    }
+
+    /// A snapshot of the pool (``ConnectionLedger``), or, with `closesIdle`, the idle
+    /// connections it closed; empty once the loop has shut down.
+    func pool(closesIdle: Bool) async -> ConnectionPoolSnapshot {
+        await withCheckedContinuation { continuation in
+            let query = ConnectionPoolQuery(closesIdle: closesIdle, continuation: continuation)
+            if !enqueue(.pool(query)) { query.answer(ConnectionPoolSnapshot(connections: [])) }
+        }
     }
 
     func cancel(_ transfer: Transfer) {
@@ -198,6 +209,8 @@ final class CurlLoop: Sendable {
             }
             if shuttingDown { break }
             curl_multi_perform(state.multi, &running)
+            // After a perform, every running transfer has its connection (see ConnectionLedger).
+            if state.hasPoolQueries { state.answerPoolQueries() }
             state.processCompletions()
             state.checkIdleTimeouts()
             // Commands queued by this thread (jobs resumed by completions) run without sleeping.
@@ -228,6 +241,7 @@ final class CurlLoop: Sendable {
             case .add(let transfer): transfers.append(transfer)
             case .run(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
             case .webSocket(let channel): channels.append(channel)
+            case .pool(let query): query.answer(ConnectionPoolSnapshot(connections: []))
             case .cancel, .unpause, .suspend, .resume: break
             }
         }
@@ -246,6 +260,22 @@ extension CurlLoop: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if !enqueue(.run(job)) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+}
+
+/// A snapshot of the pool or a close of its idle connections, waiting for the loop's answer.
+final class ConnectionPoolQuery: Sendable {
+    let closesIdle: Bool
+    private let continuation: CheckedContinuation<ConnectionPoolSnapshot, Never>
+
+    init(closesIdle: Bool, continuation: CheckedContinuation<ConnectionPoolSnapshot, Never>) {
+        self.closesIdle = closesIdle
+        self.continuation = continuation
+    }
+
+    /// Resumes the caller; once.
+    func answer(_ snapshot: ConnectionPoolSnapshot) {
+        continuation.resume(returning: snapshot)
     }
 }
 

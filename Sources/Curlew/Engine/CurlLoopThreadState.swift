@@ -7,6 +7,11 @@ final class CurlLoopThreadState: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
     let share: UnsafeMutableRawPointer?
     let handles: EasyHandlePool
+    /// The sockets of the session's connections (see ``ConnectionLedger``); outlives the multi
+    /// handle, whose cleanup closes the last of them.
+    let ledger = ConnectionLedger()
+    /// Pool queries taken this turn, answered after its `curl_multi_perform`.
+    @exclusivity(unchecked) private var poolQueries: [ConnectionPoolQuery] = []
     /// Read once each time the loop wakes; the callbacks and the idle check use the reading.
     let clock = LoopClock()
     /// The handles in the multi handle, each holding its transfer (``EasyHandle/owner``) and
@@ -39,7 +44,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
             _ = curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
         }
-        let handles = EasyHandlePool(configuration: configuration, share: share, clock: clock)
+        let handles = EasyHandlePool(configuration: configuration, share: share, clock: clock, ledger: ledger)
         self.handles = handles
         if let stub = configuration.transportStub {
             stubs = StubTransferDriver(stub: stub, handles: handles, clock: clock)
@@ -81,6 +86,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             transfer.events?.emit(.resumed)
         case .run: break  // Run by the loop itself, which knows the executor.
         case .webSocket(let channel): serviceWebSocket(channel)
+        case .pool(let query): poolQueries.append(query)
         }
     }
 
@@ -199,6 +205,8 @@ final class CurlLoopThreadState: @unchecked Sendable {
                 recycle(handle)
                 continue
             }
+            // Until every connection has its label, one look per finished hop (none after).
+            if ledger.unlabelledCount > 0 { ledger.label(connectionOf: pointer, url: transfer.context.request.url) }
             let completion = transfer.context.complete(code: code, transfer: transfer)
             curl_multi_remove_handle(multi, pointer)
             transfer.context.easy = nil
@@ -251,8 +259,45 @@ final class CurlLoopThreadState: @unchecked Sendable {
             transfer.finish(.failure(transfer.context.abandon(with: error(transfer))))
         }
         for transfer in leftovers { transfer.finish(.failure(error(transfer))) }
+        answerPoolQueries()
         handles.removeAll()
         curl_multi_cleanup(multi)
         if let share { curl_share_cleanup(share) }
+    }
+
+    var hasPoolQueries: Bool { !poolQueries.isEmpty }
+
+    /// Answers the pool queries taken so far. Run after a `curl_multi_perform`, when every
+    /// transfer in the multi handle has been given its connection, or found none yet (libcurl
+    /// then reports ports 0): a pooled handle reports its previous connection only before then.
+    func answerPoolQueries() {
+        let queries = poolQueries
+        poolQueries.removeAll()
+        guard !queries.isEmpty else { return }
+        var uses: [ConnectionLedger.Use] = []
+        for handle in active {
+            guard let transfer = handle.owner else { continue }
+            var localPort = 0
+            var remotePort = 0
+            var address: UnsafePointer<CChar>?
+            curlew_easy_connection_ports(handle.pointer, &localPort, &remotePort, &address)
+            let onUnixSocket = transfer.context.unixSocket != nil
+            guard onUnixSocket || localPort > 0 else { continue }
+            uses.append(ConnectionLedger.Use(
+                localPort: localPort, remotePort: remotePort, remoteAddress: address.map { String(cString: $0) } ?? "",
+                onUnixSocket: onUnixSocket,
+                label: ConnectionLedger.label(of: transfer.context.request.url, httpVersion: .unknown)))
+        }
+        var busySockets: Set<Int32> = []
+        for channel in webSockets {
+            // The socket once connected; while it connects, the sockets libcurl waits on.
+            busySockets.insert(channel.loopState.socket)
+            for (socket, _) in channel.loopState.connectSockets { busySockets.insert(socket) }
+        }
+        for query in queries {
+            query.answer(query.closesIdle
+                ? ledger.closeIdle(uses: uses, busySockets: busySockets)
+                : ledger.snapshot(uses: uses, busySockets: busySockets))
+        }
     }
 }

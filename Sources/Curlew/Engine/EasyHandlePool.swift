@@ -15,6 +15,8 @@ final class EasyHandlePool {
     private let share: UnsafeMutableRawPointer?
     /// The loop's clock, which every handle made here points at.
     private let clock: LoopClock
+    /// The loop's record of its sockets, which every handle opens and closes them through.
+    private let ledger: ConnectionLedger
     // Confined to the curl thread: no runtime exclusivity checks.
     @exclusivity(unchecked) private var idle: [EasyHandle] = []
     private let maximumIdle = 256
@@ -45,10 +47,11 @@ final class EasyHandlePool {
     /// The trust policies of HTTPS proxies the session's ``ProxySelector`` chose, resolved.
     @exclusivity(unchecked) private var selectedTrusts: [ProxyConfiguration: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?] = [:]
 
-    init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock) {
+    init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock, ledger: ConnectionLedger) {
         self.configuration = configuration
         self.share = share
         self.clock = clock
+        self.ledger = ledger
         do {
             trust = .success(try ResolvedTrust(configuration.trust))
         } catch {
@@ -133,6 +136,10 @@ final class EasyHandlePool {
         try options.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try options.set(CURLOPT_FOLLOWLOCATION, 0)
         if let share { try options.check(curlew_easy_setopt_share(handle, share), "CURLOPT_SHARE") }
+        // Per connection, not per request: the ledger behind `Session.connectionPool()`.
+        try options.check(
+            curlew_easy_setopt_socket_callbacks(handle, ConnectionLedger.open, ConnectionLedger.close, ledger.callbackData),
+            "CURLOPT_OPENSOCKETFUNCTION")
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.write), "CURLOPT_WRITEFUNCTION")
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlew_head_buffer_callback), "CURLOPT_HEADERFUNCTION")
         try options.check(curlew_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, CurlCallbacks.read), "CURLOPT_READFUNCTION")

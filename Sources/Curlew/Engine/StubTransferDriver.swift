@@ -88,6 +88,7 @@ final class StubTransferDriver: @unchecked Sendable {
             }
             transfer.events?.emit(.resumed)
         case .run: break
+        case .pool(let query): query.answer(ConnectionPoolSnapshot(connections: []))  // A stub opens no connection.
         case .webSocket(let channel):
             // Stubs answer HTTP exchanges; a WebSocket of a stubbed session must not reach the network.
             let error = CurlewError(

@@ -10,14 +10,7 @@ extension TransferMetrics {
         var info = curlew_transfer_info()
         curlew_easy_transfer_info(handle, &info)
         let address: String? = info.primary_ip.flatMap { $0.pointee == 0 ? nil : String(cString: $0) }
-        let version: HTTPVersion
-        switch info.http_version {
-        case Int(curlew_CURL_HTTP_VERSION_1_1): version = .http1_1
-        case Int(curlew_CURL_HTTP_VERSION_2_0): version = .http2
-        case Int(curlew_CURL_HTTP_VERSION_3): version = .http3
-        case 1: version = .http1_0
-        default: version = .unknown
-        }
+        let version = Self.httpVersion(curlValue: info.http_version)
         self.init(
             dnsLookup: .microseconds(info.name_lookup), connect: .microseconds(info.connect),
             tlsHandshake: .microseconds(info.app_connect), timeToFirstByte: .microseconds(info.start_transfer),
@@ -25,5 +18,16 @@ extension TransferMetrics {
             bytesReceived: Int64(info.size_download), remoteAddress: address,
             remotePort: info.primary_port > 0 ? info.primary_port : nil, httpVersion: version,
             connectionReused: info.num_connects == 0)
+    }
+
+    /// The version `CURLINFO_HTTP_VERSION` reports.
+    static func httpVersion(curlValue: Int) -> HTTPVersion {
+        switch curlValue {
+        case Int(curlew_CURL_HTTP_VERSION_1_1): .http1_1
+        case Int(curlew_CURL_HTTP_VERSION_2_0): .http2
+        case Int(curlew_CURL_HTTP_VERSION_3): .http3
+        case 1: .http1_0
+        default: .unknown
+        }
     }
 }
