@@ -209,36 +209,6 @@ struct OAuth2ThreatTests {
         #expect(lifetime > 99 && lifetime < 101, "\(lifetime) years")
     }
 
-    /// A token endpoint that accepts the request and never answers (or trickles too slowly for
-    /// the idle timeout) cannot hold the requests waiting for the refresh: the token request
-    /// ends at the refresher's limit, and every waiter fails with it.
-    @Test func aTokenEndpointThatNeverAnswersFailsTheWaitersInsteadOfHoldingThem() async throws {
-        let server = try await OAuth2TestServer.start()
-        defer { Task { await server.shutdown() } }
-        server.holdTokenEndpoint()
-        let auth = AuthenticationInterceptor(
-            authenticator: OAuth2TokenRefresher(
-                tokenURL: server.tokenURL, clientID: server.clientID, clientSecret: server.clientSecret,
-                tokenRequestTimeout: .seconds(1)),
-            credential: Self.credential(server.issueTokens(lifetime: .seconds(-60))), scope: .hosts(["127.0.0.1"]))
-        var configuration = SessionConfiguration()
-        configuration.timeouts = Timeouts(connect: .seconds(30), total: nil, idle: .seconds(3600))
-        let session = Session(configuration: configuration, interceptors: [auth])
-        let burst = Task { () throws -> [CurlewError?] in
-            await withTaskGroup(of: CurlewError?.self) { group in
-                for index in 0..<20 { group.addTask { await failure(session.request(server.url("/resource/\(index)"))) } }
-                return await group.reduce(into: []) { $0.append($1) }
-            }
-        }
-        let outcome = await HangGuard.result(of: burst, within: .seconds(300))
-        server.releaseTokenEndpoint()
-        await session.shutdown()
-        let errors = try #require(try outcome?.get(), "hung: the requests waited for a token endpoint that never answered")
-        #expect(errors.count == 20)
-        #expect(errors.allSatisfy { $0?.kind == .authenticationFailed }, "\(errors.first.map(String.init(describing:)) ?? "")")
-        #expect(server.tokenEndpointCalls == 1)
-    }
-
     /// The refresh token and the client secret appear in no request but the token endpoint's,
     /// through refreshes, retries and redirects to other hosts.
     @Test func theRefreshTokenAndTheClientSecretGoOnlyToTheTokenURL() async throws {
