@@ -20,6 +20,29 @@ struct RequestDescriptionTests {
         #expect(!text.contains("tok"), "\(text)", sourceLocation: sourceLocation)
     }
 
+    /// The HTTP version, the time limits and the redirect policy a request runs with print as
+    /// the curl flags that do the same; the session's defaults print too (curl's own defaults
+    /// are to wait 300 s to connect and not to follow redirects).
+    @Test func theVersionTimeLimitsAndRedirectPolicyPrintAsCurlFlags() async throws {
+        let session = Session()
+        var options = RequestOptions()
+        options.httpVersion = .http1_1
+        options.timeouts = Timeouts(
+            connect: .milliseconds(2500), total: .seconds(90), minimumSpeed: MinimumSpeed(bytesPerSecond: 100, over: .seconds(20)))
+        options.redirectPolicy = .follow(maximum: 3)
+        let given = String(reflecting: session.request("http://127.0.0.1:9/x", options: options))
+        #expect(given.contains(" --http1.1 --connect-timeout 2.5 --max-time 90 --speed-limit 100 --speed-time 20 -L --max-redirs 3 "), "\(given)")
+        let defaults = String(reflecting: session.request("http://127.0.0.1:9/x"))
+        #expect(defaults.contains(" --connect-timeout 30 -L --max-redirs 10 "), "\(defaults)")
+        #expect(!defaults.contains("--http") && !defaults.contains("--max-time"), "\(defaults)")
+        options = RequestOptions()
+        options.httpVersion = .http2PriorKnowledge
+        options.redirectPolicy = .doNotFollow
+        let other = String(reflecting: session.request("http://127.0.0.1:9/x", options: options))
+        #expect(other.contains(" --http2-prior-knowledge ") && !other.contains(" -L "), "\(other)")
+        await session.shutdown()
+    }
+
     @Test func theStatusShowsOnlyAfterTheRunAndSecretsNever() async throws {
         let server = try await Fixtures.server()
         let path = "/anything/describe-\(UUID().uuidString)"

@@ -84,6 +84,44 @@ enum CURLCommand {
     /// The command for `build` under `configuration`; `sessionProxy` is the proxy the session
     /// uses (its configuration's, with the environment read when it was made). `revealing`
     /// shows the secrets as they are sent.
+    /// The HTTP version, time limits and redirect policy as curl flags. HTTP/2 over TLS is
+    /// curl's own default and prints nothing; the idle timeout has no curl flag (curl's nearest,
+    /// `--speed-time`, is a different rule) and does not print; a custom redirect decision
+    /// prints its maximum and a note.
+    static func behaviourArguments(
+        _ options: RequestOptions, _ configuration: SessionConfiguration, unprintable: inout [String]
+    ) -> [String] {
+        var parts: [String] = []
+        switch options.httpVersion ?? configuration.httpVersion {
+        case .http1_1: parts.append("--http1.1")
+        case .http2OverTLS: break
+        case .http2PriorKnowledge: parts.append("--http2-prior-knowledge")
+        }
+        let timeouts = options.timeouts.merged(over: configuration.timeouts)
+        if let connect = timeouts.connect { parts += ["--connect-timeout", curlSeconds(connect)] }
+        if let total = timeouts.total { parts += ["--max-time", curlSeconds(total)] }
+        if let speed = timeouts.minimumSpeed {
+            parts += ["--speed-limit", "\(speed.bytesPerSecond)", "--speed-time", "\(speed.curlSeconds)"]
+        }
+        switch (options.redirectPolicy ?? configuration.redirectPolicy).mode {
+        case .none: break
+        case .follow(let maximum): parts += ["-L", "--max-redirs", "\(maximum)"]
+        case .custom(let maximum, _):
+            parts += ["-L", "--max-redirs", "\(maximum)"]
+            unprintable.append("a custom redirect decision")
+        }
+        return parts
+    }
+
+    /// A duration as curl's decimal seconds: `30`, `0.5`, `2.25` (to the millisecond, at least 1 ms).
+    static func curlSeconds(_ duration: Duration) -> String {
+        let milliseconds = duration.curlMilliseconds
+        guard milliseconds % 1000 != 0 else { return "\(milliseconds / 1000)" }
+        var text = String(format: "%d.%03d", milliseconds / 1000, milliseconds % 1000)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
     static func describe(
         _ build: Result<OutgoingRequest, CurlewError>, configuration: SessionConfiguration, sessionProxy: ProxyConfiguration,
         revealingSecrets revealing: Bool = false
@@ -107,12 +145,13 @@ enum CURLCommand {
         }
         if configuration.automaticDecompression { parts.append("--compressed") }
         var unprintable: [String] = []
+        parts += behaviourArguments(request.options, configuration, unprintable: &unprintable)
         if !configuration.network.isDefault || request.options.connectTo != nil || request.options.ipVersion != nil {
             let network = NetworkControls.curlArguments(
                 configuration.network, connectTo: request.options.connectTo ?? configuration.network.connectTo,
                 ipVersion: request.options.ipVersion ?? configuration.network.ipVersion)
             parts += network.arguments
-            unprintable = network.unprintable
+            unprintable += network.unprintable
         }
         if let weight = request.options.http2StreamWeight { unprintable.append("CURLOPT_STREAM_WEIGHT=\(weight)") }
         if let hsts = configuration.hsts {
