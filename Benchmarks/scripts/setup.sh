@@ -87,9 +87,12 @@ build_swift() {
     else
         log "swift build -c release (the first build of AsyncHTTPClient takes several minutes)"
         # Tried twice: while the root sources are being edited, a first build can fail on a
-        # stale plan ("missing inputs") and pass when planned again.
+        # stale plan ("missing inputs") and pass when planned again. The second try drops the
+        # cached plan first: SwiftPM 6.3 keeps the root package's file list in it, so files
+        # added to the root since the last build are "not in scope" until it is made again.
         if (cd "$HERE" && swift build -c release --product curlew-bench >"$RUN/build-curlew.log" 2>&1) ||
-            (cd "$HERE" && swift build -c release --product curlew-bench >"$RUN/build-curlew.log" 2>&1); then
+            (cd "$HERE" && rm -f .build/release.yaml .build/release/description.json &&
+                swift build -c release --product curlew-bench >"$RUN/build-curlew.log" 2>&1); then
             CURLEW_BUILT=1
         else
             loud "the Curlew client did not build; it is SKIPPED in this run (see .run/build-curlew.log)"
