@@ -19,7 +19,10 @@ ECHO_BEFORE_FAILURE = ("the server sends a valid message and, right behind it in
 FAIL_FAST_UTF8 = ("invalid UTF-8 inside a text frame that arrives in pieces; Curlew checks UTF-8 for each complete "
                   "frame (and across frames), so it fails (1007) when the frame is complete rather than at the "
                   "invalid byte. Strict wants the failure at the byte.")
-REASONS = {case: ECHO_BEFORE_FAILURE for case in ["3.2", "3.3", "4.1.3", "4.1.4", "4.2.3", "4.2.4", "4.2.5", "5.15"]}
+# 3.4 and 4.1.5 are of the same kind, but their bad frame comes in the same read only when the
+# machine is loaded (OK on a quiet run, NON-STRICT in the run of 2026-12-08 beside other builds).
+REASONS = {case: ECHO_BEFORE_FAILURE
+           for case in ["3.2", "3.3", "3.4", "4.1.3", "4.1.4", "4.1.5", "4.2.3", "4.2.4", "4.2.5", "5.15"]}
 REASONS.update({"6.4.3": FAIL_FAST_UTF8, "6.4.4": FAIL_FAST_UTF8})
 
 
