@@ -529,7 +529,9 @@ class TransferContext: @unchecked Sendable {
     func complete(code: CURLcode, transfer: Transfer, metrics: TransferMetrics) -> Completion {
         finishHeadBuffer(transfer: transfer)
         if resendWithoutExpect { return resendingWithoutExpect() }
-        if code != CURLE_OK, let fallback = fallingBackFromAlternative(code: code) { return fallback }
+        if code != CURLE_OK, failure == nil, finalHead == nil, heldChallenge == nil,
+            let fallback = fallingBackFromAlternative(code: code)
+        { return fallback }
         var metrics = metrics
         if let tlsConnection { metrics.tlsBox = tlsConnection }
         if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {
@@ -569,23 +571,6 @@ class TransferContext: @unchecked Sendable {
         if let resumeData { error = error.with(downloadResumeData: resumeData) }
         let collected: Data? = if case .collect = mode, !body.isEmpty { body.take() } else { nil }
         return .finished(.failure(error.adding(url: request.url, head: (finalHead ?? heldChallenge)?.response, body: collected)))
-    }
-
-    /// When the hop went to an alternative service that it could not connect to before any of
-    /// the request went out, the origin's alternatives are forgotten (by a hop that may teach
-    /// the store); a failure libcurl says happened while connecting (lookup, connect, TLS) sends
-    /// the hop again to the origin itself (RFC 7838 §2.4), any other failure (a timeout, say)
-    /// is reported as it is.
-    private func fallingBackFromAlternative(code: CURLcode) -> Completion? {
-        guard let easy, let stage = easy.altSvcStage, !stage.staged.isEmpty, failure == nil, finalHead == nil,
-            heldChallenge == nil, !bodyStarted
-        else { return nil }
-        if stage.teaches { stage.store.forget(stage.origin) }
-        easy.altSvcStage?.discarded = true
-        guard AltSvcStage.isConnectFailure(code) else { return nil }
-        altSvcFallback = true
-        keepsUnsentPump = true
-        return .redirect
     }
 
     /// The hop again, without `Expect: 100-continue`, after the server refused it with 417 (see

@@ -10,6 +10,7 @@ public enum AltSvcProtocol: String, Sendable, Hashable, CaseIterable, Comparable
     /// without HTTP/3 (see ``AlternativeServices/protocols``).
     case http3 = "h3"
 
+    /// Orders protocols by their ALPN names (`h1` < `h2` < `h3`).
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
