@@ -107,6 +107,11 @@ const char *curlew_version_string(void) {
     return curl_version_info(CURLVERSION_NOW)->version;
 }
 const int curlew_CURL_VERSION_NTLM = CURL_VERSION_NTLM;
+const int curlew_CURL_VERSION_HTTP3 = CURL_VERSION_HTTP3;
+const long curlew_CURLALTSVC_H1 = CURLALTSVC_H1;
+const long curlew_CURLALTSVC_H2 = CURLALTSVC_H2;
+const long curlew_CURLALTSVC_H3 = CURLALTSVC_H3;
+const long curlew_CURLALTSVC_READONLYFILE = CURLALTSVC_READONLYFILE;
 const int curlew_CURL_VERSION_SPNEGO = CURL_VERSION_SPNEGO;
 
 const size_t curlew_CURL_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;

@@ -529,8 +529,22 @@ enum ReadmeBlock33 {
     }
 }
 
-// ### HTTP authentication, block 34
+// ### Alt-Svc (alternative services), block 34
 enum ReadmeBlock34 {
+    static func run() async throws {
+        var configuration = SessionConfiguration()
+        // An HTTPS origin that answered `Alt-Svc: h2=":8443"` is reached at port 8443 over HTTP/2 by
+        // later requests; the file (curl's Alt-Svc format, mode 0600) keeps what was learned between
+        // runs. AltSvcStore() stays in memory.
+        configuration.alternativeServices = AlternativeServices(
+            store: try AltSvcStore(fileURL: URL(fileURLWithPath: "/var/cache/myapp/alt-svc.txt")),
+            protocols: [.http2])  // the alternatives' protocols; HTTP/1.1 and HTTP/2 by default
+        _ = (configuration)
+    }
+}
+
+// ### HTTP authentication, block 35
+enum ReadmeBlock35 {
     static func run() async throws {
         let report = try await session.request("https://api.example.com/report")
             .authenticate(username: "ann", password: secret)          // method: .any
@@ -545,8 +559,8 @@ enum ReadmeBlock34 {
     }
 }
 
-// ### Run a task on the session's thread, block 35
-enum ReadmeBlock35 {
+// ### Run a task on the session's thread, block 36
+enum ReadmeBlock36 {
     static func run() async throws {
         try await withTaskExecutorPreference(session.taskExecutor) {
             for id in ids {
@@ -558,8 +572,8 @@ enum ReadmeBlock35 {
     }
 }
 
-// ### Errors, block 36
-enum ReadmeBlock36 {
+// ### Errors, block 37
+enum ReadmeBlock37 {
     static func run() async throws {
         do {
             _ = try await session.request(url).validate().data()
@@ -569,8 +583,8 @@ enum ReadmeBlock36 {
     }
 }
 
-// ### Errors, block 37
-enum ReadmeBlock37 {
+// ### Errors, block 38
+enum ReadmeBlock38 {
     static func run() async throws {
         Task {
             do {
@@ -584,8 +598,8 @@ enum ReadmeBlock37 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 38
-enum ReadmeBlock38 {
+// ### Print a request: `print`, `debugPrint` and curl, block 39
+enum ReadmeBlock39 {
     static func run() async throws {
         let request = session.request("https://ann:pw@api.example.com/users/42", headers: ["Authorization": "Bearer abc"])
         print(request)        // GET https://ann:***@api.example.com/users/42
@@ -612,16 +626,16 @@ enum ReadmeBlock38 {
     }
 }
 
-// ### Print a request: `print`, `debugPrint` and curl, block 39
-enum ReadmeBlock39 {
+// ### Print a request: `print`, `debugPrint` and curl, block 40
+enum ReadmeBlock40 {
     static func run() async throws {
         let command = request.cURLDescription(revealingSecrets: true)   // passwords, tokens and secret fields as sent
         _ = (command)
     }
 }
 
-// ## Interceptors, retries, OAuth2, cookies and logging, block 40
-enum ReadmeBlock40 {
+// ## Interceptors, retries, OAuth2, cookies and logging, block 41
+enum ReadmeBlock41 {
     static func run() async throws {
         let tagging = Interceptor.adapter { request, _ in
             var request = request
@@ -639,8 +653,8 @@ enum ReadmeBlock40 {
     }
 }
 
-// ### Turning failures into your own errors, block 41
-enum ReadmeBlock41 {
+// ### Turning failures into your own errors, block 42
+enum ReadmeBlock42 {
     enum MyAppError: Error { case offline, server(code: Int, message: String) }
     struct ClarifyErrors: RequestInterceptor, ResponseInterceptor {
         struct APIError: Decodable { let code: Int; let message: String }
@@ -666,8 +680,8 @@ enum ReadmeBlock41 {
     }
 }
 
-// ### Retrying with `RetryPolicy`, block 42
-enum ReadmeBlock42 {
+// ### Retrying with `RetryPolicy`, block 43
+enum ReadmeBlock43 {
     static func run() async throws {
         let session = Session(interceptors: [RetryPolicy.default])      // 2 retries, 0.5 s × 2^n, 30 s cap
 
@@ -681,8 +695,8 @@ enum ReadmeBlock42 {
     }
 }
 
-// ### Network reachability, block 43
-enum ReadmeBlock43 {
+// ### Network reachability, block 44
+enum ReadmeBlock44 {
     static func run() async throws {
         let monitor = try await ReachabilityMonitor()           // or ReachabilityMonitor.shared()
         print(monitor.currentPath)
@@ -698,8 +712,8 @@ enum ReadmeBlock43 {
     }
 }
 
-// ### Network reachability, block 44
-enum ReadmeBlock44 {
+// ### Network reachability, block 45
+enum ReadmeBlock45 {
     static func run() async throws {
         var options = RequestOptions()
         options.waitsForConnectivity = .seconds(30)              // or SessionConfiguration.waitsForConnectivity
@@ -711,8 +725,8 @@ enum ReadmeBlock44 {
     }
 }
 
-// ### OAuth2, block 45
-enum ReadmeBlock45 {
+// ### OAuth2, block 46
+enum ReadmeBlock46 {
     static func run() async throws {
         let saved = try await store.load()                      // an OAuth2Credential (Codable)
         let auth = OAuth2Authenticator(
@@ -730,8 +744,8 @@ enum ReadmeBlock45 {
     }
 }
 
-// ### OAuth2, block 46
-enum ReadmeBlock46 {
+// ### OAuth2, block 47
+enum ReadmeBlock47 {
     struct APIKeyAuthenticator: Authenticator {
         func apply(_ key: APIKey, to request: inout OutgoingRequest) {
             request.headerFields[HTTPField.Name("X-API-Key")!] = key.value
@@ -748,8 +762,8 @@ enum ReadmeBlock46 {
     }
 }
 
-// ### HTTP cache, block 47
-enum ReadmeBlock47 {
+// ### HTTP cache, block 48
+enum ReadmeBlock48 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.cache = try HTTPCache(
@@ -763,8 +777,8 @@ enum ReadmeBlock47 {
     }
 }
 
-// ### Cookies, block 48
-enum ReadmeBlock48 {
+// ### Cookies, block 49
+enum ReadmeBlock49 {
     static func run() async throws {
         let jar = try CookieJar(contentsOf: cookiesFile)         // or CookieJar() in memory only
         var configuration = SessionConfiguration()
@@ -776,8 +790,8 @@ enum ReadmeBlock48 {
     }
 }
 
-// ### Cookies, block 49
-enum ReadmeBlock49 {
+// ### Cookies, block 50
+enum ReadmeBlock50 {
     static func run() async throws {
         var options = RequestOptions()
         options.cookieStorage = .storage(CookieJar())          // this user's jar; or .disabled
@@ -786,8 +800,8 @@ enum ReadmeBlock49 {
     }
 }
 
-// ### Cookies, block 50
-enum ReadmeBlock50 {
+// ### Cookies, block 51
+enum ReadmeBlock51 {
     final class DatabaseCookies: CookieStorage {
         private let cache = Mutex<[Cookie]>([])              // loaded at start, kept current
         func cookies(forHost host: String) -> [Cookie] { cache.withLock { $0 } }   // may return more; Curlew filters
@@ -807,8 +821,8 @@ enum ReadmeBlock50 {
     }
 }
 
-// ### Observing and logging, block 51
-enum ReadmeBlock51 {
+// ### Observing and logging, block 52
+enum ReadmeBlock52 {
     static func run() async throws {
         var configuration = SessionConfiguration()
         configuration.eventMonitors = [
@@ -818,8 +832,8 @@ enum ReadmeBlock51 {
     }
 }
 
-// ### HAR export, block 52
-enum ReadmeBlock52 {
+// ### HAR export, block 53
+enum ReadmeBlock53 {
     static func run() async throws {
         let recorder = HARRecorder(options: .init(recordsResponseBodies: true, maximumBodySize: 64 << 10))
         var configuration = SessionConfiguration()
@@ -832,8 +846,8 @@ enum ReadmeBlock52 {
     }
 }
 
-// ### Wire trace, block 53
-enum ReadmeBlock53 {
+// ### Wire trace, block 54
+enum ReadmeBlock54 {
     static func run() async throws {
         var traced = SessionConfiguration()
         traced.wireTrace = WireTrace(logger: Logger(label: "wire"))   // every request of the session
@@ -846,10 +860,10 @@ enum ReadmeBlock53 {
     }
 }
 
-// ### Tracing and metrics, block 54: a Package.swift fragment, not compiled.
+// ### Tracing and metrics, block 55: a Package.swift fragment, not compiled.
 
-// ### Tracing and metrics, block 55
-enum ReadmeBlock55 {
+// ### Tracing and metrics, block 56
+enum ReadmeBlock56 {
     static func run() async throws {
         // Process-wide: once, at startup, before making sessions (each session reads them when made;
         // a tracer bound with `withTracer` is not seen).
@@ -869,8 +883,8 @@ enum ReadmeBlock55 {
     }
 }
 
-// ## Testing code that uses Curlew, block 56
-enum ReadmeBlock56 {
+// ## Testing code that uses Curlew, block 57
+enum ReadmeBlock57 {
     struct Item: Decodable, Sendable { let id: Int }
 
     static func run() async throws {
@@ -890,8 +904,8 @@ enum ReadmeBlock56 {
     }
 }
 
-// ### Record once, replay in CI (HAR), block 57
-enum ReadmeBlock57 {
+// ### Record once, replay in CI (HAR), block 58
+enum ReadmeBlock58 {
     static func run() async throws {
         // First run: the file does not exist, so the session goes to the network and records every
         // exchange (bodies included, secrets redacted as Curlew prints them). Later runs: it exists,
@@ -906,8 +920,8 @@ enum ReadmeBlock57 {
     }
 }
 
-// ## OpenAPI clients, block 58
-enum ReadmeBlock58 {
+// ## OpenAPI clients, block 59
+enum ReadmeBlock59 {
     static func run() async throws {
         // Package.swift: .product(name: "CurlewOpenAPI", package: "curlew"),
         //                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
@@ -918,4 +932,4 @@ enum ReadmeBlock58 {
     }
 }
 
-// ## OpenAPI clients, block 59: calls a generated OpenAPI client, not compiled here.
+// ## OpenAPI clients, block 60: calls a generated OpenAPI client, not compiled here.

@@ -14,6 +14,9 @@ struct NginxConfiguration {
     var root: URL
     var port: Int
     var plainPort: Int?
+    /// An HTTPS port that speaks HTTP/1.1 only (no `http2` on its listen line), for Alt-Svc
+    /// tests: an origin whose `/alt-svc` points at ``port``, which speaks HTTP/2.
+    var http1Port: Int?
     var certificates: TestCertificates
     var fixedLocations: [FixedLocation]
 
@@ -66,6 +69,19 @@ struct NginxConfiguration {
                 }
 
             """
+        if let http1Port {
+            result += """
+                    server {
+                        listen 127.0.0.1:\(http1Port) ssl;
+                        server_name localhost;
+                        ssl_certificate "\(certificates.certificateChainPath)";
+                        ssl_certificate_key "\(certificates.privateKeyPath)";
+                        ssl_protocols TLSv1.2 TLSv1.3;
+                \(locations)
+                    }
+
+                """
+        }
         if let plainPort {
             result += """
                     server {
@@ -99,6 +115,16 @@ struct NginxConfiguration {
             "        location = /hsts-clear { default_type text/plain; add_header Strict-Transport-Security \"max-age=0\" always; return 200 \"$scheme\\n\"; }",
             "        location = /scheme { default_type text/plain; return 200 \"$scheme\\n\"; }",
             "        location = /redirect-to-plain { return 302 http://$host:$server_port/scheme; }",
+            // Alt-Svc (RFC 7838): every answer says the port it came to and its protocol
+            // (`HTTP/1.1` or `HTTP/2.0`); `/alt-svc` advertises the HTTP/2 port as an alternative
+            // for an hour (from any port, plain HTTP too, where a client must ignore it),
+            // `/alt-svc-forever` for a billion seconds, `/alt-svc-elsewhere` on another host
+            // name (127.0.0.1), and `/alt-svc-clear` clears the origin's alternatives.
+            "        location = /alt-svc { default_type text/plain; add_header Alt-Svc 'h2=\":\(port)\"; ma=3600' always; return 200 \"$server_port $server_protocol\\n\"; }",
+            "        location = /alt-svc-forever { default_type text/plain; add_header Alt-Svc 'h2=\":\(port)\"; ma=1000000000' always; return 200 \"$server_port $server_protocol\\n\"; }",
+            "        location = /alt-svc-elsewhere { default_type text/plain; add_header Alt-Svc 'h2=\"127.0.0.1:\(port)\"' always; return 200 \"$server_port $server_protocol\\n\"; }",
+            "        location = /alt-svc-clear { default_type text/plain; add_header Alt-Svc 'clear' always; return 200 \"$server_port $server_protocol\\n\"; }",
+            "        location = /protocol { default_type text/plain; return 200 \"$server_port $server_protocol\\n\"; }",
         ]
         for fixed in fixedLocations {
             lines.append(

@@ -17,6 +17,9 @@ import Glibc
 ///   `Strict-Transport-Security` of `max-age=3600`, `max-age=3600; includeSubDomains`, `max-age=0`
 /// - `/scheme`: `https` or `http`, as the request arrived; `/redirect-to-plain`: a 302 to
 ///   `http://HOST:PORT/scheme`, the same host and port
+/// - `/alt-svc`, `/alt-svc-forever`, `/alt-svc-elsewhere`, `/alt-svc-clear`, `/protocol`:
+///   `PORT PROTOCOL` (such as `8443 HTTP/2.0`), with an `Alt-Svc` field pointing at the HTTP/2
+///   ``port`` (see `NginxConfiguration`); ``http1Port`` is an HTTPS origin speaking HTTP/1.1 only
 /// - any `fixedResponses` given to ``start(documentRoot:plainHTTP:fixedResponses:)``.
 public final class NginxServer: Sendable {
     /// The nginx executable used.
@@ -35,6 +38,8 @@ public final class NginxServer: Sendable {
     public let baseURL: URL
     /// `https://127.0.0.1:PORT` (the certificate is valid for this too).
     public let ipBaseURL: URL
+    /// An HTTPS port that speaks HTTP/1.1 only, when started with `http1Origin: true`.
+    public let http1Port: Int?
     /// The plain HTTP/1.1 port, when started with `plainHTTP: true`.
     public let plainPort: Int?
     /// `http://127.0.0.1:PLAINPORT`, when started with `plainHTTP: true`.
@@ -55,7 +60,7 @@ public final class NginxServer: Sendable {
     private let instance: NginxInstance
 
     private init(
-        instance: NginxInstance, port: Int, plainPort: Int?, certificates: TestCertificates,
+        instance: NginxInstance, port: Int, plainPort: Int?, http1Port: Int?, certificates: TestCertificates,
         prefixDirectory: URL, documentRoot: URL
     ) throws {
         guard let baseURL = URL(string: "https://localhost:\(port)"),
@@ -66,6 +71,7 @@ public final class NginxServer: Sendable {
         self.baseURL = baseURL
         self.ipBaseURL = ipBaseURL
         self.plainPort = plainPort
+        self.http1Port = http1Port
         self.plainBaseURL = plainPort.flatMap { URL(string: "http://127.0.0.1:\($0)") }
         self.certificates = certificates
         self.prefixDirectory = prefixDirectory
@@ -83,12 +89,13 @@ public final class NginxServer: Sendable {
     /// - Parameters:
     ///   - documentRoot: The directory served at `/`; when `nil`, an empty one in the prefix.
     ///   - plainHTTP: Whether to also listen for plain HTTP/1.1 on another port.
+    ///   - http1Origin: Whether to also listen for HTTPS speaking HTTP/1.1 only on another port.
     ///   - fixedResponses: Extra exact paths (such as `/hello`) answered with a fixed
     ///     `text/plain` body.
     /// - Throws: ``TestServerError`` if nginx or openssl is missing, a path is invalid, or nginx
     ///   fails to start (the message includes its error log).
     public static func start(
-        documentRoot: URL? = nil, plainHTTP: Bool = false, fixedResponses: [String: String] = [:]
+        documentRoot: URL? = nil, plainHTTP: Bool = false, http1Origin: Bool = false, fixedResponses: [String: String] = [:]
     ) async throws -> NginxServer {
         guard FileManager.default.isExecutableFile(atPath: nginxPath) else {
             throw TestServerError("nginx is not installed at \(nginxPath) (apt-get install nginx)")
@@ -113,14 +120,16 @@ public final class NginxServer: Sendable {
                 throw TestServerError("the document root \(root.path) contains characters nginx cannot take")
             }
             let fixed = try writeFixedResponses(fixedResponses, in: prefix.appendingPathComponent("fixed"))
-            let instance = try await NginxInstance.start(prefix: prefix, portCount: plainHTTP ? 2 : 1) { ports in
+            let portCount = 1 + (plainHTTP ? 1 : 0) + (http1Origin ? 1 : 0)
+            let instance = try await NginxInstance.start(prefix: prefix, portCount: portCount) { ports in
                 NginxConfiguration(
                     prefix: prefix, root: root, port: ports[0], plainPort: plainHTTP ? ports[1] : nil,
-                    certificates: certificates, fixedLocations: fixed
+                    http1Port: http1Origin ? ports[portCount - 1] : nil, certificates: certificates, fixedLocations: fixed
                 ).text
             }
             return try NginxServer(
                 instance: instance, port: instance.ports[0], plainPort: plainHTTP ? instance.ports[1] : nil,
+                http1Port: http1Origin ? instance.ports[portCount - 1] : nil,
                 certificates: certificates, prefixDirectory: prefix, documentRoot: root)
         } catch {
             try? FileManager.default.removeItem(at: prefix)

@@ -72,6 +72,12 @@ extern const unsigned long curlew_CURLAUTH_ANYSAFE;
 int curlew_version_features(void);
 const char *curlew_version_string(void);
 extern const int curlew_CURL_VERSION_NTLM;
+extern const int curlew_CURL_VERSION_HTTP3;
+/// The `CURLOPT_ALTSVC_CTRL` bits.
+extern const long curlew_CURLALTSVC_H1;
+extern const long curlew_CURLALTSVC_H2;
+extern const long curlew_CURLALTSVC_H3;
+extern const long curlew_CURLALTSVC_READONLYFILE;
 extern const int curlew_CURL_VERSION_SPNEGO;
 
 extern const size_t curlew_CURL_WRITEFUNC_PAUSE;

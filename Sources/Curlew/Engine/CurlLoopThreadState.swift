@@ -114,6 +114,7 @@ final class CurlLoopThreadState: @unchecked Sendable {
             if context.settings.overridesNetwork || handle.networkOverridden {
                 try handles.prepareNetwork(context.settings, on: handle, request: request)
             }
+            try handles.prepareAltSvc(for: context, on: handle, request: request)
         } catch {
             recycle(handle)
             context.easy = nil

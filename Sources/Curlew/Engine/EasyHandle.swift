@@ -57,6 +57,8 @@ final class EasyHandle {
     var onUnixSocket = false
     /// The index of the trust policy whose TLS options the handle has, when not libcurl's defaults.
     var trustPolicyIndex: Int?
+    /// The Alt-Svc entries staged on the handle, merged into their store once it is freed.
+    var altSvcStage: AltSvcStage?
     /// Whether the handle carried credentials: it is freed when it comes back, not pooled.
     var retiring = false
     /// The loop's clock, which the callbacks stamp activity with.

@@ -45,6 +45,10 @@ final class EasyHandlePool {
     /// policy of its own; nil for libcurl's defaults.
     private let sessionProxyTrust: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?
     /// The trust policies of HTTPS proxies the session's ``ProxySelector`` chose, resolved.
+    /// The private folder (mode 0700) of the handles' Alt-Svc files, once one was staged, and
+    /// how many files were made in it (see ``prepareAltSvc(for:on:request:)``).
+    @exclusivity(unchecked) var altSvcFolderPath: String?
+    @exclusivity(unchecked) var altSvcFileCount = 0
     @exclusivity(unchecked) private var selectedTrusts: [ProxyConfiguration: Result<ResolvedTrustPolicy, TrustConfigurationProblem>?] = [:]
 
     init(configuration: SessionConfiguration, share: UnsafeMutableRawPointer?, clock: LoopClock, ledger: ConnectionLedger) {
@@ -112,6 +116,8 @@ final class EasyHandlePool {
             idle.append(handle)
         } else {
             handle.close()
+            // libcurl wrote the handle's Alt-Svc cache when it was freed, just now.
+            if let stage = handle.altSvcStage { finishAltSvc(stage) }
         }
     }
 
@@ -125,6 +131,7 @@ final class EasyHandlePool {
         sessionResolveList = nil
         if let sessionConnectToList { curl_slist_free_all(sessionConnectToList) }
         sessionConnectToList = nil
+        removeAltSvcFolder()
     }
 
     private func configureSessionOptions(_ easy: EasyHandle, request: OutgoingRequest) throws(CurlewError) {

@@ -40,6 +40,10 @@ final class SessionTransferSettings: Sendable {
     /// The trust policies by host, asked whether a connection validated its chain before a
     /// `Strict-Transport-Security` field teaches ``hsts`` anything.
     let trust: TrustConfiguration
+    /// The session's alternative services (nil: off), staged on each HTTPS hop's handle.
+    let alternativeServices: AlternativeServices?
+    /// Why the network controls or the alternative services make every request fail, or nil.
+    let networkProblem: String?
     /// Whether HTTPS responses carry the server's certificates (``SessionConfiguration/capturesPeerCertificates``).
     let capturesPeerCertificates: Bool
 
@@ -62,6 +66,8 @@ final class SessionTransferSettings: Sendable {
         expectContinue = configuration.expectContinue
         network = configuration.network
         hsts = configuration.hsts
+        alternativeServices = configuration.alternativeServices
+        networkProblem = configuration.network.problem ?? configuration.alternativeServices?.problem
         trust = configuration.trust
         capturesPeerCertificates = configuration.capturesPeerCertificates
         httpsOnly = configuration.httpsOnly
@@ -69,6 +75,6 @@ final class SessionTransferSettings: Sendable {
         wireTrace = configuration.wireTrace.flatMap { $0.isEnabled ? $0 : nil }
         limitsAreValid = (try? TransferSettings.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
-            networkProblem: network.problem, url: URL(fileURLWithPath: "/"))) != nil
+            networkProblem: networkProblem, url: URL(fileURLWithPath: "/"))) != nil
     }
 }

@@ -56,6 +56,9 @@ class TransferContext: @unchecked Sendable {
     /// The easy handle saw a refused expectation; libcurl may remember that on the handle, so the
     /// loop frees it instead of pooling it.
     @exclusivity(unchecked) var retiresHandle = false
+    /// Set when the hop's alternative service could not be connected to: the hop is sent again
+    /// to the origin itself, without Alt-Svc (see ``fallingBackFromAlternative(code:)``).
+    @exclusivity(unchecked) var altSvcFallback = false
     /// The Unix-domain socket of this hop, if it goes over one.
     @exclusivity(unchecked) var unixSocket: UnixSocketRoute?
     /// The proxy the session's ``ProxySelector`` chose for this hop, when it chose one (see
@@ -283,6 +286,7 @@ class TransferContext: @unchecked Sendable {
             if !fields.isEmpty { storage.storeCookies(setCookieFields: fields, for: request.url) }
         }
         if let hsts = settings.session.hsts { learnStrictTransportSecurity(from: head.response, into: hsts) }
+        if easy?.altSvcStage != nil { noteAltSvcField(in: head.response) }
         if notes.hasLocation, RedirectRules.isRedirect(statusCode), let location = head.response.headerFields[.location] {
             switch decideRedirect(head: head.response, location: location) {
             case .follow(var next, var hop):
@@ -525,6 +529,9 @@ class TransferContext: @unchecked Sendable {
     func complete(code: CURLcode, transfer: Transfer, metrics: TransferMetrics) -> Completion {
         finishHeadBuffer(transfer: transfer)
         if resendWithoutExpect { return resendingWithoutExpect() }
+        if code != CURLE_OK, failure == nil, finalHead == nil, heldChallenge == nil,
+            let fallback = fallingBackFromAlternative(code: code)
+        { return fallback }
         var metrics = metrics
         if let tlsConnection { metrics.tlsBox = tlsConnection }
         if let held = heldChallenge, finalHead == nil, code == CURLE_OK, failure == nil {

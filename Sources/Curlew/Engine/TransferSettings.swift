@@ -119,7 +119,7 @@ extension TransferSettings {
         if let weight = streamWeight, !(1...256).contains(weight) {
             throw CurlewError(.invalidRequest, "the HTTP/2 stream weight must lie within 1...256, not \(weight)", url: url())
         }
-        let networkProblem = session.network.problem ?? connectToOverride.flatMap(NetworkControls.connectToProblem)
+        let networkProblem = session.networkProblem ?? connectToOverride.flatMap(NetworkControls.connectToProblem)
         try Self.validate(
             timeouts: timeouts, proxy: proxy, expectContinue: expectContinue, maximumBodySize: maximumBodySize,
             networkProblem: networkProblem, url: url())

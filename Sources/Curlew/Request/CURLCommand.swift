@@ -157,6 +157,14 @@ enum CURLCommand {
         if let hsts = configuration.hsts {
             if let file = hsts.fileURL { parts += ["--hsts", quote(file.path)] } else { unprintable.append("CURLOPT_HSTS_CTRL=CURLHSTS_ENABLE (in memory)") }
         }
+        if let services = configuration.alternativeServices {
+            // curl's `--alt-svc ""` is Alt-Svc in memory; its tool allows every protocol it has.
+            parts += ["--alt-svc", quote(services.store.fileURL?.path ?? "")]
+            if services.protocols != [.http1, .http2] || !services.updatesStore {
+                let names = AltSvcProtocol.allCases.filter { services.protocols.contains($0) }.map { "CURLALTSVC_\($0.rawValue.uppercased())" }
+                unprintable.append("CURLOPT_ALTSVC_CTRL=" + (names + (services.updatesStore ? [] : ["CURLALTSVC_READONLYFILE"])).joined(separator: "|"))
+            }
+        }
         if configuration.httpsOnly { parts += ["--proto", quote("=https"), "--proto-redir", quote("=https")] }
         parts += trustArguments(configuration.trust.policy(forHost: request.url.host ?? "").policy, revealing: revealing)
         // curl uses no proxy for a Unix socket.

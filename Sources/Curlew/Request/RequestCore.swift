@@ -335,6 +335,8 @@ final class RequestCore: Sendable {
                 }
                 // What a response taught the HSTS store reaches its file from this task, not the curl thread.
                 if transferSettings.requiresHTTPSCheck { transferSettings.hsts?.saveIfChanged() }
+                // And what responses taught the Alt-Svc store, from here too.
+                transferSettings.alternativeServices?.store.saveIfChanged()
                 probe?.transferred(outcome.metrics)
                 monitor.map { $0.monitor.request($0.id, didGather: outcome.metrics, for: request, attempt: attempt) }
                 outcome = try await accepted(outcome, chain: chain, attempt: attempt, validations: validations)

@@ -123,6 +123,11 @@ public struct SessionConfiguration: Sendable {
     /// ``hsts`` upgraded what it could) fails with ``CurlewError/Kind/unsupportedScheme``
     /// before any connection. Requests over a Unix socket are local and still allowed. Off by default.
     public var httpsOnly = false
+    /// Alternative services (HTTP Alt-Svc, RFC 7838): an HTTPS origin that advertised an
+    /// alternative port and protocol is reached there by later requests, and verified HTTPS
+    /// responses teach the store. Nil (the default) is Alt-Svc off. See ``AlternativeServices``
+    /// and ``AltSvcStore``.
+    public var alternativeServices: AlternativeServices?
     /// Whether ``TransferMetrics/tls`` of HTTPS responses carries the certificates the server
     /// sent (``TLSConnectionDetails/peerCertificates``). Off by default: copying and parsing
     /// the chain costs more than the rest of the details, which every HTTPS response has.
